@@ -1,0 +1,81 @@
+/**
+ * @module sandbox/guest/intrinsics
+ * The built-ins the guest runtime needs, captured when the runtime script
+ * starts, before any tool code runs. A tool may replace `JSON.stringify`,
+ * `Object.keys` or `Array.prototype.push` in its own context; the runtime
+ * never consults the globals again, only these captured originals.
+ */
+
+const FERAL_REFLECT_APPLY = Reflect.apply;
+const FERAL_FUNCTION_CALL = Function.prototype.call;
+
+/** Turns a method into a function taking `this` first, immune to later tampering. */
+function uncurryThis<T, A extends unknown[], R>(method: (this: T, ...args: A) => R): (self: T, ...args: A) => R {
+  return (self: T, ...args: A) => FERAL_REFLECT_APPLY(method, self, args);
+}
+
+function getterOf(prototype: object, key: PropertyKey): (self: unknown) => unknown {
+  const descriptor = Object.getOwnPropertyDescriptor(prototype, key);
+  const get = descriptor?.get;
+  if (get === undefined) throw new Error(`corral runtime: no getter ${String(key)}`);
+  return uncurryThis(get as (this: unknown) => unknown);
+}
+
+const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object;
+
+export const intrinsics = Object.freeze({
+  apply: FERAL_REFLECT_APPLY,
+  call: FERAL_FUNCTION_CALL,
+  ObjectKeys: Object.keys,
+  ObjectFreeze: Object.freeze,
+  ObjectCreate: Object.create,
+  ObjectDefineProperty: Object.defineProperty,
+  ObjectGetPrototypeOf: Object.getPrototypeOf,
+  ObjectPrototype: Object.prototype,
+  hasOwn: Object.hasOwn,
+  ArrayIsArray: Array.isArray,
+  ArrayBufferIsView: ArrayBuffer.isView,
+  JSONStringify: JSON.stringify,
+  JSONParse: JSON.parse,
+  String: String,
+  NumberIsFinite: Number.isFinite,
+  MathMin: Math.min,
+  Promise: Promise,
+  promiseThen: uncurryThis(Promise.prototype.then) as <T>(
+    promise: Promise<T>,
+    onFulfilled: (value: T) => unknown,
+    onRejected: (reason: unknown) => unknown,
+  ) => Promise<unknown>,
+  Map: Map,
+  mapGet: uncurryThis(Map.prototype.get) as <K, V>(map: Map<K, V>, key: K) => V | undefined,
+  mapSet: uncurryThis(Map.prototype.set) as <K, V>(map: Map<K, V>, key: K, value: V) => Map<K, V>,
+  mapDelete: uncurryThis(Map.prototype.delete) as <K, V>(map: Map<K, V>, key: K) => boolean,
+  mapClear: uncurryThis(Map.prototype.clear) as <K, V>(map: Map<K, V>) => void,
+  mapForEach: uncurryThis(Map.prototype.forEach) as (
+    map: Map<unknown, unknown>,
+    fn: (value: unknown, key: unknown) => void,
+  ) => void,
+  /** Throws for anything that is not a real Map: a brand check. */
+  mapSize: getterOf(Map.prototype, "size") as (value: unknown) => number,
+  setForEach: uncurryThis(Set.prototype.forEach) as (set: Set<unknown>, fn: (value: unknown) => void) => void,
+  setSize: getterOf(Set.prototype, "size") as (value: unknown) => number,
+  Set: Set,
+  setAdd: uncurryThis(Set.prototype.add) as <T>(set: Set<T>, value: T) => Set<T>,
+  setHas: uncurryThis(Set.prototype.has) as <T>(set: Set<T>, value: T) => boolean,
+  setDelete: uncurryThis(Set.prototype.delete) as <T>(set: Set<T>, value: T) => boolean,
+  /** Throws for anything that is not a real Date. */
+  dateGetTime: uncurryThis(Date.prototype.getTime) as (value: unknown) => number,
+  dateToISOString: uncurryThis(Date.prototype.toISOString) as (value: unknown) => string,
+  regExpSource: getterOf(RegExp.prototype, "source") as (value: unknown) => string,
+  regExpFlags: getterOf(RegExp.prototype, "flags") as (value: unknown) => string,
+  typedArrayLength: getterOf(TypedArrayPrototype, "length") as (value: unknown) => number,
+  arrayBufferByteLength: getterOf(ArrayBuffer.prototype, "byteLength") as (value: unknown) => number,
+  stringSlice: uncurryThis(String.prototype.slice) as (s: string, start: number, end?: number) => string,
+  stringSplit: uncurryThis(String.prototype.split) as unknown as (s: string, separator: string) => string[],
+  arrayPush: uncurryThis(Array.prototype.push) as <T>(array: T[], ...items: T[]) => number,
+  arrayJoin: uncurryThis(Array.prototype.join) as (array: unknown[], separator: string) => string,
+  arraySlice: uncurryThis(Array.prototype.slice) as <T>(array: T[], start: number, end?: number) => T[],
+  Error: Error,
+  TypeError: TypeError,
+  RangeError: RangeError,
+});

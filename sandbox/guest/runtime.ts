@@ -1,0 +1,211 @@
+/**
+ * @module sandbox/guest/runtime
+ * The guest runtime: the first script run in every tool context, bundled with
+ * zod and the SDK into one script (dist/sandbox/guest/runtime.bundle.js). Its
+ * completion value is the API the worker drives through References; nothing
+ * of it is left on the global object.
+ *
+ * Invariants:
+ * - Every entry point returns a string or nothing. Nothing the tool made
+ *   leaves the isolate except through `serialize`, which runs here under the
+ *   call's limits and bounds the text.
+ * - `invoke` never rejects: every throw, including a hostile thrown object,
+ *   becomes an envelope with a plain message. A rejection seen by the worker
+ *   therefore comes from isolated-vm itself (timeout, disposal).
+ * - The runtime uses only intrinsics captured before the tool ran.
+ */
+import * as zod from "zod";
+import * as sdk from "../sdk/index.js";
+import type { Tool } from "../sdk/index.js";
+import { intrinsics as I } from "./intrinsics.js";
+import { serialize, OutputTooLarge, type SerializeBudget } from "./serialize.js";
+import { describeThrown, MESSAGE_MAX_CHARS } from "./describe-thrown.js";
+import { createTimers } from "./timers.js";
+import { createConsole } from "./console.js";
+import { collectTools, manifestOf, ModuleError } from "./module-tools.js";
+
+type Schedule = (id: number, delayMs: number) => void;
+
+const SCHEDULE_GLOBAL = "__corral_schedule";
+const globalObject = globalThis as Record<string, unknown>;
+const FERAL_SCHEDULE = globalObject[SCHEDULE_GLOBAL] as Schedule | undefined;
+delete globalObject[SCHEDULE_GLOBAL];
+if (typeof FERAL_SCHEDULE !== "function") throw new Error("corral runtime: the worker lent no timer callback");
+
+/** The call in progress; a timer callback that throws fails it. */
+let failCurrentCall: ((error: unknown) => void) | undefined;
+
+const timers = createTimers(
+  (id, delayMs) => {
+    FERAL_SCHEDULE(id, delayMs);
+  },
+  { onUncaught: (error) => failCurrentCall?.(error) },
+);
+const guestConsole = createConsole();
+
+function defineGlobal(name: string, value: unknown): void {
+  I.ObjectDefineProperty(globalObject, name, { value, writable: true, configurable: true, enumerable: false });
+}
+for (const name of I.ObjectKeys(timers.globals)) defineGlobal(name, (timers.globals as Record<string, unknown>)[name]);
+defineGlobal("console", guestConsole.console);
+
+const MODULES: Record<string, unknown> = I.ObjectCreate(null);
+MODULES.zod = zod;
+MODULES["zod/v4"] = zod;
+MODULES.corral = sdk;
+MODULES["corral/sdk"] = sdk;
+
+function requireModule(specifier: unknown): unknown {
+  if (typeof specifier === "string" && I.hasOwn(MODULES, specifier)) return MODULES[specifier];
+  throw new I.Error(`module "${I.String(specifier)}" is not available inside a tool: only "corral" and "zod" are`);
+}
+
+let tools = new I.Map<string, Tool>();
+
+function envelope(record: Record<string, unknown>, budget: SerializeBudget): string {
+  const logs = guestConsole.take();
+  if (logs.length > 0) record.logs = logs;
+  return serialize(record, budget);
+}
+
+function errorEnvelope(kind: string, message: string, extra?: Record<string, unknown>): string {
+  const record = I.ObjectCreate(null) as Record<string, unknown>;
+  record.ok = false;
+  record.kind = kind;
+  record.message = message;
+  if (extra !== undefined) for (const key of I.ObjectKeys(extra)) record[key] = extra[key];
+  // Error envelopes are ours and small; they get a fixed budget of their own.
+  return envelope(record, { maxBytes: 64 * 1024, maxDepth: 8 });
+}
+
+function issuesOf(error: zod.ZodError): unknown[] {
+  const issues: unknown[] = [];
+  const list = error.issues;
+  for (let i = 0; i < list.length && i < 50; i++) {
+    const issue = list[i] as zod.core.$ZodIssue;
+    const path: (string | number)[] = [];
+    for (const part of issue.path) I.arrayPush(path, typeof part === "number" ? part : I.String(part));
+    I.arrayPush(issues, { path, message: I.String(issue.message), code: I.String(issue.code) });
+  }
+  return issues;
+}
+
+function summarise(issues: unknown[]): string {
+  const parts: string[] = [];
+  for (const issue of issues as { path: unknown[]; message: string }[]) {
+    const where = issue.path.length > 0 ? I.arrayJoin(issue.path, ".") : "(root)";
+    I.arrayPush(parts, `${where}: ${issue.message}`);
+  }
+  return I.stringSlice(I.arrayJoin(parts, "; "), 0, MESSAGE_MAX_CHARS);
+}
+
+/** Builds the success envelope from what `run` returned. */
+function successRecord(tool: Tool, value: unknown): Record<string, unknown> | string {
+  const record = I.ObjectCreate(null) as Record<string, unknown>;
+  record.ok = true;
+  let structured: unknown;
+  if (sdk.isToolResult(value)) {
+    const { text, structured: data, details, control, images } = value;
+    if (text !== undefined && typeof text !== "string") return errorEnvelope("tool_error", "toolResult({ text }) must be a string");
+    if (text !== undefined) record.text = text;
+    structured = data;
+    if (details !== undefined) record.details = details;
+    if (control !== undefined) record.control = control;
+    if (images !== undefined) record.images = images;
+  } else if (typeof value === "string") {
+    record.text = value;
+  } else {
+    structured = value;
+  }
+  if (tool.output !== undefined) {
+    const checked = tool.output.safeParse(structured);
+    if (!checked.success) {
+      const issues = issuesOf(checked.error);
+      return errorEnvelope(
+        "tool_error",
+        `the tool's result does not match its output schema (${summarise(issues)}); this is a bug in the tool`,
+        { issues },
+      );
+    }
+    structured = checked.data;
+  }
+  if (structured !== undefined) record.structured = structured;
+  return record;
+}
+
+async function invoke(name: string, inputJson: string, callId: string, maxBytes: number, maxDepth: number): Promise<string> {
+  const budget = { maxBytes, maxDepth };
+  try {
+    const tool = I.mapGet(tools, name);
+    if (tool === undefined) return errorEnvelope("unknown_tool", `this module has no tool named "${name}"`);
+    let input: unknown;
+    try {
+      input = I.JSONParse(inputJson);
+    } catch {
+      return errorEnvelope("invalid_input", "the input is not valid JSON");
+    }
+    const parsed = tool.input.safeParse(input);
+    if (!parsed.success) {
+      const issues = issuesOf(parsed.error);
+      return errorEnvelope("invalid_input", `the input does not match the tool's schema: ${summarise(issues)}`, { issues });
+    }
+    const value = await new I.Promise<unknown>((resolve, reject) => {
+      failCurrentCall = reject;
+      I.promiseThen(I.Promise.resolve(I.apply(tool.run, tool, [parsed.data, I.ObjectFreeze({ callId, tool: name })])), resolve, reject);
+    });
+    const record = successRecord(tool, value);
+    return typeof record === "string" ? record : envelope(record, budget);
+  } catch (thrown) {
+    if (thrown instanceof OutputTooLarge) {
+      return errorEnvelope("output_too_large", `${thrown.reason}: return less data, or page through it`);
+    }
+    const { message, stack } = describeThrown(thrown);
+    return errorEnvelope("tool_error", message, stack === undefined ? undefined : { stack });
+  } finally {
+    failCurrentCall = undefined;
+  }
+}
+
+/** Runs the bundle's top level and keeps its tools. Answers "" or an error text. */
+function load(factory: Function): string {
+  try {
+    const module = { exports: I.ObjectCreate(null) as unknown };
+    module.exports = {};
+    I.apply(factory, undefined, [module, module.exports, requireModule]);
+    tools = collectTools(module.exports);
+    return "";
+  } catch (thrown) {
+    const record = I.ObjectCreate(null) as Record<string, unknown>;
+    if (thrown instanceof ModuleError) record.message = thrown.message;
+    else {
+      const { message, stack } = describeThrown(thrown);
+      record.message = `the module threw while loading: ${message}`;
+      if (stack !== undefined) record.stack = stack;
+    }
+    return serialize(record, { maxBytes: 64 * 1024, maxDepth: 4 });
+  }
+}
+
+/** The manifests of the loaded tools, as JSON text. */
+function describe(maxBytes: number): string {
+  try {
+    const list: unknown[] = [];
+    I.mapForEach(tools as Map<unknown, unknown>, (tool) => {
+      I.arrayPush(list, manifestOf(tool as Tool));
+    });
+    return serialize({ ok: true, tools: list }, { maxBytes, maxDepth: 64 });
+  } catch (thrown) {
+    const { message } = describeThrown(thrown);
+    return serialize({ ok: false, message: `describing the tools failed: ${message}` }, { maxBytes: 64 * 1024, maxDepth: 4 });
+  }
+}
+
+/** Ends the call: timers it set are forgotten, its log lines dropped. */
+function endCall(): void {
+  timers.reset();
+  guestConsole.take();
+}
+
+// The script's completion value. esbuild wraps this module so the worker
+// receives it from `script.run` without a global.
+export const api = I.ObjectFreeze({ load, describe, invoke, fire: timers.fire, endCall });

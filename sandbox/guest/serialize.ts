@@ -1,0 +1,205 @@
+/**
+ * @module sandbox/guest/serialize
+ * Turns whatever a tool returned into JSON text of plain data, inside the
+ * isolate and under the call's limits. Getters, Proxy traps and toJSON run
+ * here, where the call's timeout and memory limit still hold; the text that
+ * leaves is bounded by `maxBytes` before it is ever copied out.
+ *
+ * The writer never calls JSON.stringify on objects (that would consult a
+ * tool-supplied `toJSON` on Object.prototype at a moment we do not choose);
+ * it walks the value itself and uses JSON.stringify only on primitives.
+ *
+ * Conversions: functions → "[Function name]", Map → [[k, v], ...], Set →
+ * [...], Date → ISO text, BigInt → decimal text, symbols → "Symbol(desc)",
+ * cycles → "[Circular]", NaN and ±Infinity → null, undefined → omitted in
+ * objects and null in arrays, class instances → their own enumerable data.
+ */
+import { intrinsics as I } from "./intrinsics.js";
+
+export type SerializeBudget = {
+  /** Upper bound on the text's length, counted in UTF-16 code units. */
+  maxBytes: number;
+  maxDepth: number;
+};
+
+/** Thrown by the writer when the value does not fit its budget. */
+export class OutputTooLarge {
+  constructor(readonly reason: string) {}
+}
+
+const FUNCTION_NAME_MAX = 100;
+
+export function serialize(value: unknown, budget: SerializeBudget): string {
+  const ancestors = new I.Set<object>();
+  let out = "";
+
+  function emit(text: string): void {
+    if (out.length + text.length > budget.maxBytes) {
+      throw new OutputTooLarge(`the result is larger than ${budget.maxBytes} bytes`);
+    }
+    out += text;
+  }
+
+  function emitString(s: string): void {
+    // A cheap lower bound first: a huge string is refused before it is escaped.
+    if (out.length + s.length + 2 > budget.maxBytes) {
+      throw new OutputTooLarge(`the result is larger than ${budget.maxBytes} bytes`);
+    }
+    emit(I.JSONStringify(s));
+  }
+
+  function write(v: unknown, depth: number, inArray: boolean): boolean {
+    switch (typeof v) {
+      case "string":
+        emitString(v);
+        return true;
+      case "number":
+        emit(I.NumberIsFinite(v) ? I.JSONStringify(v === 0 ? 0 : v) : "null");
+        return true;
+      case "boolean":
+        emit(v ? "true" : "false");
+        return true;
+      case "bigint":
+        emitString(I.String(v));
+        return true;
+      case "symbol":
+        emitString(I.String(v));
+        return true;
+      case "undefined":
+        if (inArray) emit("null");
+        return inArray;
+      case "function":
+        emitString(functionText(v));
+        return true;
+      case "object":
+        if (v === null) {
+          emit("null");
+          return true;
+        }
+        return writeObject(v, depth);
+    }
+    emit("null");
+    return true;
+  }
+
+  function writeObject(v: object, depth: number): boolean {
+    if (I.setHas(ancestors, v)) {
+      emitString("[Circular]");
+      return true;
+    }
+    if (depth >= budget.maxDepth) {
+      throw new OutputTooLarge(`the result is nested deeper than ${budget.maxDepth} levels`);
+    }
+    // The original stays on the ancestor list while its replacement (a Map's
+    // entries, say) is written, so a Map that contains itself is a cycle too.
+    I.setAdd(ancestors, v);
+    try {
+      const special = specialForm(v);
+      if (typeof special === "string") emitString(special);
+      else {
+        const target = special === NOT_SPECIAL ? v : special;
+        if (I.ArrayIsArray(target)) writeArray(target as unknown[], depth);
+        else writeRecord(target, depth);
+      }
+    } finally {
+      I.setDelete(ancestors, v);
+    }
+    return true;
+  }
+
+  function writeArray(array: unknown[], depth: number): void {
+    emit("[");
+    const length = array.length;
+    for (let i = 0; i < length; i++) {
+      if (i > 0) emit(",");
+      write(array[i], depth + 1, true);
+    }
+    emit("]");
+  }
+
+  function writeRecord(record: object, depth: number): void {
+    emit("{");
+    const keys = I.ObjectKeys(record);
+    let first = true;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      const item = (record as Record<string, unknown>)[key];
+      if (item === undefined) continue;
+      const mark = out.length;
+      emit(first ? "" : ",");
+      emitString(key);
+      emit(":");
+      if (write(item, depth + 1, false)) first = false;
+      else out = I.stringSlice(out, 0, mark);
+    }
+    emit("}");
+  }
+
+  write(value, 0, true);
+  return out;
+}
+
+const NOT_SPECIAL: unique symbol = Symbol("not special");
+
+/**
+ * Recognises built-ins by their internal slots (the captured getters throw for
+ * impostors), so a tool cannot dress an object up as a Date or a Map.
+ * Answers a string for leaf forms, or the plain array or record to write in
+ * the value's place.
+ */
+function specialForm(v: object): string | object | typeof NOT_SPECIAL {
+  try {
+    const time = I.dateGetTime(v);
+    return time === time ? I.dateToISOString(v) : "Invalid Date";
+  } catch {}
+  try {
+    I.mapSize(v);
+    const entries: unknown[] = [];
+    I.mapForEach(v as Map<unknown, unknown>, (value, key) => {
+      I.arrayPush(entries, [key, value]);
+    });
+    return entries;
+  } catch {}
+  try {
+    I.setSize(v);
+    const items: unknown[] = [];
+    I.setForEach(v as Set<unknown>, (value) => {
+      I.arrayPush(items, value);
+    });
+    return items;
+  } catch {}
+  try {
+    return `/${I.regExpSource(v)}/${I.regExpFlags(v)}`;
+  } catch {}
+  try {
+    I.typedArrayLength(v);
+    const items: unknown[] = [];
+    const view = v as ArrayLike<unknown>;
+    const length = I.typedArrayLength(v);
+    for (let i = 0; i < length; i++) I.arrayPush(items, view[i]);
+    return items;
+  } catch {}
+  try {
+    return `[ArrayBuffer ${I.arrayBufferByteLength(v)} bytes]`;
+  } catch {}
+  if (v instanceof I.Error) {
+    const record = I.ObjectCreate(null) as Record<string, unknown>;
+    const { name, message } = v as { name: unknown; message: unknown };
+    record.name = typeof name === "string" ? name : "Error";
+    record.message = typeof message === "string" ? message : "";
+    return record;
+  }
+  if (v instanceof I.Promise) return "[Promise]";
+  return NOT_SPECIAL;
+}
+
+function functionText(fn: Function): string {
+  let name: unknown;
+  try {
+    name = fn.name;
+  } catch {
+    name = undefined;
+  }
+  if (typeof name !== "string" || name === "") return "[Function (anonymous)]";
+  return `[Function ${I.stringSlice(name, 0, FUNCTION_NAME_MAX)}]`;
+}

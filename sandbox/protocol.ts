@@ -1,0 +1,178 @@
+/**
+ * @module sandbox/protocol
+ * The messages that cross the process boundary between the host and a sandbox
+ * worker, and the envelope the guest runtime writes inside the isolate. Types
+ * and zod schemas only: the host imports this file and nothing else from
+ * sandbox/ (besides the pure SDK), so it must never pull in isolated-vm.
+ *
+ * ```
+ *  host ──Task (tinypool)──────────────▶ worker ──apply──▶ guest runtime
+ *  host ◀─Reply (tinypool)───────────── worker ◀─JSON text─ guest runtime
+ *  host ◀─ChannelMessage (task channel)─ worker   (e.g. "started", with pid)
+ * ```
+ */
+import { z } from "zod";
+
+/** JSON text travels as strings so that nothing is serialised twice. */
+const JsonText = z.string();
+
+export const EFFECTS = ["read", "fs_write", "exec", "net_read", "net_write", "state_write"] as const;
+export const Effect = z.enum(EFFECTS);
+export type Effect = z.infer<typeof Effect>;
+
+export const EXPOSURES = ["direct", "model_only", "codemode", "deferred", "hidden"] as const;
+export const Exposure = z.enum(EXPOSURES);
+export type Exposure = z.infer<typeof Exposure>;
+
+/** Limits of one call, already capped by the host's maxima. */
+export const CallLimits = z.strictObject({
+  timeoutMs: z.number().int().positive(),
+  memoryMb: z.number().int().min(8),
+  maxOutputBytes: z.number().int().positive(),
+  maxDepth: z.number().int().positive(),
+});
+export type CallLimits = z.infer<typeof CallLimits>;
+
+/**
+ * Where the worker finds a bundle: inline `code` or a `path` in the host's
+ * cache. The worker checks the sha256 of what it reads against `hash`.
+ */
+export const BundleRef = z.strictObject({
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  /** Shown in stack traces, e.g. `agent:demo` or `plugin:plugins/csv`. */
+  filename: z.string().max(512),
+  path: z.string().optional(),
+  code: z.string().optional(),
+});
+export type BundleRef = z.infer<typeof BundleRef>;
+
+export const DescribeTask = z.strictObject({
+  type: z.literal("describe"),
+  bundle: BundleRef,
+  limits: CallLimits,
+});
+export type DescribeTask = z.infer<typeof DescribeTask>;
+
+export const CallTask = z.strictObject({
+  type: z.literal("call"),
+  callId: z.string(),
+  bundle: BundleRef,
+  tool: z.string(),
+  inputJson: JsonText,
+  limits: CallLimits,
+});
+export type CallTask = z.infer<typeof CallTask>;
+
+export const Task = z.discriminatedUnion("type", [DescribeTask, CallTask]);
+export type Task = z.infer<typeof Task>;
+
+export const Metrics = z.strictObject({
+  wallMs: z.number().nonnegative(),
+  cpuMs: z.number().nonnegative(),
+  heapBytes: z.number().int().nonnegative(),
+});
+export type Metrics = z.infer<typeof Metrics>;
+
+/**
+ * How the worker saw the run end. `completed` means the guest answered with
+ * an envelope (which may itself be a tool error); the rest are classified by
+ * the worker from what it knows: its own clock and the isolate's disposal.
+ */
+export const RunEnd = z.enum(["completed", "timeout", "memory", "crash", "output_too_large", "load_error"]);
+export type RunEnd = z.infer<typeof RunEnd>;
+
+export const DescribeReply = z.strictObject({
+  type: z.literal("describe"),
+  end: RunEnd,
+  /** The guest's manifest list as JSON text, when `end` is `completed`. */
+  manifestsJson: JsonText.optional(),
+  message: z.string().optional(),
+  metrics: Metrics,
+});
+export type DescribeReply = z.infer<typeof DescribeReply>;
+
+export const CallReply = z.strictObject({
+  type: z.literal("call"),
+  end: RunEnd,
+  envelopeJson: JsonText.optional(),
+  message: z.string().optional(),
+  metrics: Metrics,
+  /** True when the call ran in an isolate that was already warm. */
+  warm: z.boolean(),
+});
+export type CallReply = z.infer<typeof CallReply>;
+
+export const Reply = z.discriminatedUnion("type", [DescribeReply, CallReply]);
+export type Reply = z.infer<typeof Reply>;
+
+/** Sent over the task's channel as soon as the worker picks a task up. */
+export const StartedMessage = z.strictObject({
+  type: z.literal("started"),
+  pid: z.number().int().positive(),
+});
+export type StartedMessage = z.infer<typeof StartedMessage>;
+
+// ---------------------------------------------------------------------------
+// The guest envelope: what the guest runtime writes as JSON text.
+
+export const Json: z.ZodType<unknown> = z.lazy(() =>
+  z.union([z.null(), z.boolean(), z.number(), z.string(), z.array(Json), z.record(z.string(), Json)]),
+);
+
+export const Image = z.strictObject({
+  mimeType: z.string(),
+  data: z.string(),
+});
+export type Image = z.infer<typeof Image>;
+
+export const Control = z.strictObject({
+  add_tools: z.array(z.string()).optional(),
+  terminate: z.boolean().optional(),
+});
+export type Control = z.infer<typeof Control>;
+
+export const InputIssue = z.strictObject({
+  path: z.array(z.union([z.string(), z.number()])),
+  message: z.string(),
+  code: z.string(),
+});
+export type InputIssue = z.infer<typeof InputIssue>;
+
+export const GUEST_ERROR_KINDS = ["tool_error", "invalid_input", "output_too_large", "not_implemented", "unknown_tool"] as const;
+
+export const GuestEnvelope = z.discriminatedUnion("ok", [
+  z.strictObject({
+    ok: z.literal(true),
+    text: z.string().optional(),
+    structured: Json.optional(),
+    details: Json.optional(),
+    control: Control.optional(),
+    images: z.array(Image).optional(),
+    logs: z.array(z.string()).optional(),
+  }),
+  z.strictObject({
+    ok: z.literal(false),
+    kind: z.enum(GUEST_ERROR_KINDS),
+    message: z.string(),
+    issues: z.array(InputIssue).optional(),
+    stack: z.string().optional(),
+    logs: z.array(z.string()).optional(),
+  }),
+]);
+export type GuestEnvelope = z.infer<typeof GuestEnvelope>;
+
+/** One tool as the guest describes it; the host validates it strictly. */
+export type GuestManifest = {
+  name: unknown;
+  description: unknown;
+  inputSchema: unknown;
+  outputSchema?: unknown;
+  effects?: unknown;
+  exposure?: unknown;
+  limits?: unknown;
+};
+
+/** What `describe` answers: the tools, or the reason the module is unusable. */
+export type GuestDescription =
+  | { ok: true; tools: GuestManifest[] }
+  | { ok: false; message: string; stack?: string };

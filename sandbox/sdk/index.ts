@@ -1,0 +1,104 @@
+/**
+ * @module sandbox/sdk
+ * What a tool author imports as `"corral"`. Inside an isolate this module is
+ * part of the guest runtime (the same instance for every import in a bundle);
+ * in an editor it gives the same types. It is pure: no Node built-ins, no host
+ * code, so it is safe to bundle for the isolate.
+ */
+import type { z } from "zod";
+
+export type Effect = "read" | "fs_write" | "exec" | "net_read" | "net_write" | "state_write";
+export type Exposure = "direct" | "model_only" | "codemode" | "deferred" | "hidden";
+
+export type ToolLimits = {
+  /** Wall-clock limit of one call, sync and async work together. Capped by the host. */
+  timeoutMs?: number;
+  /** Heap limit of the tool's isolate. Capped by the host. */
+  memoryMb?: number;
+};
+
+/** What `run` receives besides its input. */
+export type ToolContext = {
+  /** The host's id of this call, for correlating logs. */
+  callId: string;
+  /** The tool's own name. */
+  tool: string;
+};
+
+export type ImageContent = { mimeType: string; data: string };
+
+export type ControlDirectives = {
+  /** Names of deferred tools to activate for the rest of the conversation. */
+  add_tools?: string[];
+  /** Ask the conversation loop to stop after this turn. */
+  terminate?: boolean;
+};
+
+/** A result with explicit channels; build it with `toolResult()`. */
+export type ToolResultChannels<O = unknown> = {
+  /** Concise text for the model. */
+  text?: string;
+  /** JSON for programs; must match the tool's output schema when it has one. */
+  structured?: O;
+  /** Rich data for screens and logs, never sent to the model. */
+  details?: unknown;
+  control?: ControlDirectives;
+  images?: ImageContent[];
+};
+
+export type ToolDefinition<I extends z.ZodObject = z.ZodObject, O = unknown> = {
+  /** 1-64 letters, digits, `_` or `-`. */
+  name: string;
+  description: string;
+  input: I;
+  output?: z.ZodType<O>;
+  /** What the tool touches outside itself; `[]` declares it pure. */
+  effects: Effect[];
+  /** @default "direct" */
+  exposure?: Exposure;
+  limits?: ToolLimits;
+  run(input: z.infer<I>, ctx: ToolContext): unknown;
+};
+
+declare const TOOL_BRAND: unique symbol;
+export type Tool<I extends z.ZodObject = z.ZodObject, O = unknown> = Readonly<ToolDefinition<I, O>> & {
+  readonly [TOOL_BRAND]: true;
+};
+
+declare const RESULT_BRAND: unique symbol;
+export type ToolResultValue<O = unknown> = Readonly<ToolResultChannels<O>> & { readonly [RESULT_BRAND]: true };
+
+// Brands live in module-level WeakSets: a tool can mark only what passed
+// through these functions, and the runtime reads the same sets.
+const tools = new WeakSet<object>();
+const results = new WeakSet<object>();
+
+/**
+ * Declares a tool. The runtime finds tools among the module's default export
+ * (one tool or an array) and its named exports.
+ */
+export function defineTool<I extends z.ZodObject, O = unknown>(definition: ToolDefinition<I, O>): Tool<I, O> {
+  if (definition === null || typeof definition !== "object") {
+    throw new TypeError("defineTool expects an object with name, description, input, effects and run");
+  }
+  const tool = Object.freeze({ ...definition });
+  tools.add(tool);
+  return tool as Tool<I, O>;
+}
+
+/** Answers with explicit channels instead of a plain value. */
+export function toolResult<O = unknown>(channels: ToolResultChannels<O>): ToolResultValue<O> {
+  const value = Object.freeze({ ...channels });
+  results.add(value);
+  return value as ToolResultValue<O>;
+}
+
+/** True for what `defineTool` returned. Used by the guest runtime. */
+export function isTool(value: unknown): value is Tool {
+  return typeof value === "object" && value !== null && tools.has(value);
+}
+
+/** True for what `toolResult` returned. Used by the guest runtime. */
+export function isToolResult(value: unknown): value is ToolResultValue {
+  return typeof value === "object" && value !== null && results.has(value);
+}

@@ -1,0 +1,60 @@
+/**
+ * @module sandbox/worker/isolate-cache
+ * Warm tool isolates of one worker, least recently used first, bounded by
+ * count and by total heap. The cache owns its entries: it disposes what it
+ * evicts, and an entry that died (limit hit, catastrophic error) is dropped,
+ * never reused.
+ */
+import type { ToolIsolate } from "./tool-isolate.js";
+
+export type IsolateCacheOptions = { maxIsolates: number; maxHeapBytes: number };
+
+export class IsolateCache {
+  readonly #entries = new Map<string, ToolIsolate>();
+  readonly #options: IsolateCacheOptions;
+
+  constructor(options: IsolateCacheOptions) {
+    this.#options = options;
+  }
+
+  /** A live isolate for `key`, marked most recently used; or undefined. */
+  take(key: string): ToolIsolate | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    this.#entries.delete(key);
+    if (!entry.alive) return undefined;
+    this.#entries.set(key, entry);
+    return entry;
+  }
+
+  /** Keeps `entry` (if still alive) and evicts until the bounds hold again. */
+  keep(key: string, entry: ToolIsolate): void {
+    const previous = this.#entries.get(key);
+    if (previous !== undefined && previous !== entry) previous.dispose();
+    this.#entries.delete(key);
+    if (!entry.alive) return;
+    this.#entries.set(key, entry);
+    this.#evict(key);
+  }
+
+  #evict(keepKey: string): void {
+    let heap = 0;
+    for (const entry of this.#entries.values()) heap += entry.heapBytes;
+    for (const [key, entry] of this.#entries) {
+      if (this.#entries.size <= this.#options.maxIsolates && heap <= this.#options.maxHeapBytes) break;
+      if (key === keepKey) continue;
+      heap -= entry.heapBytes;
+      entry.dispose();
+      this.#entries.delete(key);
+    }
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  clear(): void {
+    for (const entry of this.#entries.values()) entry.dispose();
+    this.#entries.clear();
+  }
+}

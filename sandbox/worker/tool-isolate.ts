@@ -1,0 +1,305 @@
+/**
+ * @module sandbox/worker/tool-isolate
+ * One isolate with one context holding the guest runtime and one bundle.
+ * `ToolIsolate` owns the isolate, its References and the timers it lent; it
+ * frees them all in `dispose()`. The isolate cache owns ToolIsolates.
+ *
+ * Limits, first layer (the host's watchdog is the second):
+ * - memory: the isolate's `memoryLimit`; isolated-vm disposes the isolate
+ *   when it is passed, and we read that from `isolate.isDisposed`;
+ * - time: `timeout` on every entry (sync work) and a deadline timer here
+ *   that disposes the isolate (async work: a promise that never settles,
+ *   a chain of timers). The calls into the isolate are async `apply`, so
+ *   this thread stays free to fire the deadline while the guest runs.
+ * Outcomes are classified from what this side knows (the deadline fired,
+ * the isolate was disposed by its limit), never from text the tool wrote.
+ */
+import { performance } from "node:perf_hooks";
+import type { CallLimits, Metrics, RunEnd } from "../protocol.js";
+import { ivm } from "./load-isolated-vm.js";
+import type IsolatedVM from "isolated-vm-types";
+import { compileRuntime } from "./runtime-script.js";
+
+type Reference = IsolatedVM.Reference<unknown>;
+
+export type RunResult = { end: RunEnd; text?: string; message?: string; metrics: Metrics };
+
+export type ToolIsolateOptions = {
+  code: string;
+  /** Shown in the tool's stack traces. */
+  filename: string;
+  memoryMb: number;
+  /** Limit for running the runtime and the bundle's top level. */
+  loadTimeoutMs: number;
+};
+
+/** Extra room in the text limit for the envelope around the tool's data. */
+const ENVELOPE_SLACK_CHARS = 64 * 1024;
+
+export class LoadFailure {
+  constructor(
+    readonly end: RunEnd,
+    readonly message: string,
+  ) {}
+}
+
+export class ToolIsolate {
+  readonly #isolate: IsolatedVM.Isolate;
+  readonly #context: IsolatedVM.Context;
+  readonly #refs: Reference[] = [];
+  #api!: { invoke: Reference; describe: Reference; fire: Reference; endCall: Reference };
+  /** Timers the guest set in the current call; cleared when the call ends. */
+  readonly #timers = new Set<NodeJS.Timeout>();
+  #callDeadline = 0;
+  #disposedByUs = false;
+  #lastCpuNs = 0n;
+  #inCall = false;
+  heapBytes = 0;
+
+  private constructor(options: ToolIsolateOptions) {
+    this.#isolate = new ivm.Isolate({
+      memoryLimit: options.memoryMb,
+      onCatastrophicError: (message) => catastrophe(message),
+    });
+    this.#context = this.#isolate.createContextSync();
+  }
+
+  /** Creates the isolate, runs the runtime and the bundle's top level. */
+  static create(options: ToolIsolateOptions): ToolIsolate | LoadFailure {
+    let tool: ToolIsolate | undefined;
+    const started = performance.now();
+    try {
+      tool = new ToolIsolate(options);
+      const failure = tool.#load(options);
+      if (failure !== undefined) {
+        tool.dispose();
+        return new LoadFailure("load_error", failure);
+      }
+      tool.#updateHeap();
+      return tool;
+    } catch (error) {
+      const end = tool === undefined ? "crash" : tool.#classifyFailure(performance.now() - started, options.loadTimeoutMs);
+      tool?.dispose();
+      const reason =
+        end === "timeout"
+          ? `loading the module took longer than ${options.loadTimeoutMs} ms; keep its top level small`
+          : end === "memory"
+            ? `loading the module used more than ${options.memoryMb} MB`
+            : `loading the module failed: ${(error as Error).message}`;
+      return new LoadFailure(end, reason);
+    }
+  }
+
+  #load(options: ToolIsolateOptions): string | undefined {
+    const global = this.#context.global;
+    this.#keep(global as Reference);
+    const schedule = new ivm.Callback((id: number, delayMs: number) => this.#schedule(id, delayMs), { ignored: true });
+    (global as IsolatedVM.Reference<Record<string, unknown>>).setSync("__corral_schedule", schedule);
+    const runtime = compileRuntime(this.#isolate);
+    const api = this.#keep(
+      runtime.runSync(this.#context, { reference: true, timeout: options.loadTimeoutMs }) as Reference,
+    ) as IsolatedVM.Reference<Record<string, unknown>>;
+    runtime.release();
+    const get = (name: string) => this.#keep(api.getSync(name, { reference: true }) as Reference);
+    this.#api = { invoke: get("invoke"), describe: get("describe"), fire: get("fire"), endCall: get("endCall") };
+    const load = get("load");
+
+    // The wrapper sits on its own line, so the tool's line numbers stay true.
+    const script = this.#isolate.compileScriptSync(`(function (module, exports, require) {\n${options.code}\n})`, {
+      filename: options.filename,
+      lineOffset: -1,
+    });
+    const factory = this.#keep(script.runSync(this.#context, { reference: true, timeout: options.loadTimeoutMs }) as Reference);
+    script.release();
+    const failure = load.applySync(undefined, [factory.derefInto()], {
+      timeout: options.loadTimeoutMs,
+      result: { copy: true },
+    }) as unknown;
+    if (typeof failure !== "string") return "the corral runtime answered the load with a non-string";
+    if (failure === "") return undefined;
+    try {
+      const parsed = JSON.parse(failure) as { message?: unknown; stack?: unknown };
+      const message = typeof parsed.message === "string" ? parsed.message : "the module failed to load";
+      return typeof parsed.stack === "string" ? `${message}\n${parsed.stack}` : message;
+    } catch {
+      return "the module failed to load";
+    }
+  }
+
+  #keep(ref: Reference): Reference {
+    this.#refs.push(ref);
+    return ref;
+  }
+
+  get alive(): boolean {
+    return !this.#isolate.isDisposed;
+  }
+
+  /** The module's manifests as JSON text, under the given limits. */
+  describe(limits: CallLimits): Promise<RunResult> {
+    return this.#run(limits, () =>
+      this.#api.describe.apply(undefined, [limits.maxOutputBytes], {
+        arguments: { copy: true },
+        result: { copy: true },
+        timeout: limits.timeoutMs,
+      }),
+    );
+  }
+
+  /** One call of `tool` with `inputJson`; the envelope comes back as JSON text. */
+  invoke(tool: string, inputJson: string, callId: string, limits: CallLimits): Promise<RunResult> {
+    return this.#run(limits, () =>
+      this.#api.invoke.apply(undefined, [tool, inputJson, callId, limits.maxOutputBytes, limits.maxDepth], {
+        arguments: { copy: true },
+        result: { promise: true, copy: true },
+        timeout: limits.timeoutMs,
+      }),
+    );
+  }
+
+  async #run(limits: CallLimits, enter: () => Promise<unknown>): Promise<RunResult> {
+    if (!this.alive) return { end: "crash", message: "the isolate is gone", metrics: zeroMetrics() };
+    const started = performance.now();
+    const cpuBefore = this.#cpuNs();
+    this.#callDeadline = started + limits.timeoutMs;
+    this.#inCall = true;
+    let timedOut = false;
+    const deadline = setTimeout(() => {
+      timedOut = true;
+      this.dispose();
+    }, limits.timeoutMs);
+    let result: RunResult;
+    try {
+      const text = await enter();
+      if (typeof text !== "string") {
+        result = { end: "crash", message: "the corral runtime answered with a non-string", metrics: zeroMetrics() };
+      } else if (text.length > limits.maxOutputBytes + ENVELOPE_SLACK_CHARS) {
+        result = { end: "output_too_large", message: `the result is larger than ${limits.maxOutputBytes} bytes`, metrics: zeroMetrics() };
+      } else {
+        result = { end: "completed", text, metrics: zeroMetrics() };
+      }
+    } catch (error) {
+      const wallMs = performance.now() - started;
+      const end = timedOut ? "timeout" : this.#classifyFailure(wallMs, limits.timeoutMs);
+      result = { end, message: failureMessage(end, limits, error), metrics: zeroMetrics() };
+    } finally {
+      clearTimeout(deadline);
+      this.#endCall();
+    }
+    if (result.end !== "completed" && result.end !== "output_too_large") this.dispose();
+    result.metrics = {
+      wallMs: performance.now() - started,
+      cpuMs: Math.max(0, Number(this.#cpuNs() - cpuBefore) / 1e6),
+      heapBytes: this.#updateHeap(),
+    };
+    return result;
+  }
+
+  /** A throw from isolated-vm: which limit, if any, did it come from? */
+  #classifyFailure(wallMs: number, timeoutMs: number): RunEnd {
+    if (this.#isolate.isDisposed && !this.#disposedByUs) return "memory";
+    if (wallMs >= timeoutMs - 1) return "timeout";
+    return "crash";
+  }
+
+  #endCall(): void {
+    this.#inCall = false;
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+    if (this.alive) {
+      try {
+        this.#api.endCall.applySync(undefined, [], { timeout: 50 });
+      } catch {
+        this.dispose();
+      }
+    }
+  }
+
+  /** The guest asked for a timer (fire-and-forget callback from the isolate). */
+  #schedule(id: unknown, delayMs: unknown): void {
+    if (!this.#inCall || typeof id !== "number" || typeof delayMs !== "number") return;
+    const remaining = this.#callDeadline - performance.now();
+    if (delayMs >= remaining) return; // it could only fire after the deadline
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      if (!this.#inCall || !this.alive) return;
+      const left = Math.max(1, Math.floor(this.#callDeadline - performance.now()));
+      this.#api.fire.apply(undefined, [id], { arguments: { copy: true }, timeout: left }).catch(() => {
+        // A timer callback that runs past the deadline ends the call through
+        // the deadline; the isolate is disposed there.
+      });
+    }, delayMs);
+    this.#timers.add(timer);
+  }
+
+  /** The isolate's CPU time; after disposal, the last reading before it. */
+  #cpuNs(): bigint {
+    if (this.#isolate.isDisposed) return this.#lastCpuNs;
+    try {
+      this.#lastCpuNs = this.#isolate.cpuTime;
+    } catch {
+      // disposed by its memory limit between the check and the read
+    }
+    return this.#lastCpuNs;
+  }
+
+  #updateHeap(): number {
+    if (!this.alive) return this.heapBytes;
+    try {
+      const stats = this.#isolate.getHeapStatisticsSync();
+      this.heapBytes = stats.used_heap_size + stats.externally_allocated_size;
+    } catch {
+      // disposed between the check and the read
+    }
+    return this.heapBytes;
+  }
+
+  dispose(): void {
+    if (this.#isolate.isDisposed) return;
+    this.#cpuNs();
+    this.#disposedByUs = true;
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+    for (const ref of this.#refs) {
+      try {
+        ref.release();
+      } catch {
+        // already released with the isolate
+      }
+    }
+    this.#refs.length = 0;
+    try {
+      this.#isolate.dispose();
+    } catch {
+      // disposed by isolated-vm in the meantime
+    }
+  }
+}
+
+function zeroMetrics(): Metrics {
+  return { wallMs: 0, cpuMs: 0, heapBytes: 0 };
+}
+
+function failureMessage(end: RunEnd, limits: CallLimits, error: unknown): string {
+  switch (end) {
+    case "timeout":
+      return `the tool ran longer than its ${limits.timeoutMs} ms limit and was stopped`;
+    case "memory":
+      return `the tool used more than its ${limits.memoryMb} MB memory limit and was stopped`;
+    default:
+      return `the tool's isolate failed: ${error instanceof Error ? error.message : "unknown failure"}`;
+  }
+}
+
+/**
+ * isolated-vm's documentation: after a catastrophic error the isolate's
+ * thread is asleep for good; the only safe move is to end the process. The
+ * host sees the worker die and answers the call as a crash.
+ */
+function catastrophe(message: string): never {
+  try {
+    process.stderr.write(`corral worker: catastrophic isolate error: ${message}\n`);
+  } finally {
+    process.abort();
+  }
+}

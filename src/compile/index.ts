@@ -1,0 +1,7 @@
+/**
+ * @module src/compile
+ * Compiling tool sources: the esbuild run, its import policy, and the cache.
+ */
+export { BundleCache, type CompiledBundle, type CompileResult } from "./cache.js";
+export { type BundleInput } from "./bundle.js";
+export { PROVIDED_MODULES } from "./import-policy.js";

@@ -1,0 +1,35 @@
+/**
+ * @module src/errors
+ * Misuse of the host throws a CorralError with a string `code`: bad options,
+ * a malformed source id, use after close. A tool's own failure is never
+ * thrown: it is a ToolResult (see result.ts). Every code has an entry in
+ * docs/errors.md.
+ */
+
+export const ERROR_CODES = [
+  "invalid_options",
+  "invalid_source",
+  "host_closed",
+  "worker_unavailable",
+] as const;
+export type CorralErrorCode = (typeof ERROR_CODES)[number];
+
+export class CorralError extends Error {
+  override name = "CorralError";
+  readonly code: CorralErrorCode;
+  readonly data: Record<string, unknown>;
+
+  constructor(code: CorralErrorCode, message: string, data: Record<string, unknown> = {}) {
+    super(`${message} [${code}]`);
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/** Thrown by anything used after its close(). */
+export class HostClosedError extends CorralError {
+  override name = "HostClosedError";
+  constructor(what: string) {
+    super("host_closed", `${what} was used after close(); create a new host`);
+  }
+}

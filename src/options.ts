@@ -1,0 +1,80 @@
+/**
+ * @module src/options
+ * The host's options: one zod schema, the type derived from it, and the
+ * defaults in one constant beside it. Unknown keys are an error.
+ */
+import { availableParallelism } from "node:os";
+import { z } from "zod";
+import type { Logger } from "pino";
+import { CorralError } from "./errors.js";
+
+export const HOST_DEFAULTS = {
+  /** @default the machine's cores */
+  workers: availableParallelism(),
+  /** @default 5000 */
+  defaultTimeoutMs: 5_000,
+  /** @default 60000 */
+  maxTimeoutMs: 60_000,
+  /** @default 64 */
+  defaultMemoryMb: 64,
+  /** @default 512 */
+  maxMemoryMb: 512,
+  /** @default 1 MiB */
+  maxOutputBytes: 1024 * 1024,
+  /** @default 64 */
+  maxDepth: 64,
+  /** Limit for loading a module and describing its tools. @default 2000 */
+  loadTimeoutMs: 2_000,
+  /** @default 64 */
+  loadMemoryMb: 64,
+  /** How long past a call's limit the host waits before killing the worker. @default 250 */
+  watchdogGraceMs: 250,
+  /** Memory a worker may use beyond a call's limit before the host kills it. @default 96 */
+  workerMemorySlackMb: 96,
+  /** @default ".corral/cache" */
+  cacheDir: ".corral/cache" as string | false,
+  /** Warm isolates kept per worker. @default 64 */
+  maxWarmIsolates: 64,
+  /** Total heap of the warm isolates of one worker. @default 512 */
+  maxWarmHeapMb: 512,
+} as const;
+
+export const HostOptions = z.strictObject({
+  workers: z.number().int().min(1).max(64).optional(),
+  defaultTimeoutMs: z.number().int().positive().optional(),
+  maxTimeoutMs: z.number().int().positive().optional(),
+  defaultMemoryMb: z.number().int().min(8).optional(),
+  maxMemoryMb: z.number().int().min(8).optional(),
+  maxOutputBytes: z.number().int().min(1024).optional(),
+  maxDepth: z.number().int().min(1).max(1000).optional(),
+  loadTimeoutMs: z.number().int().positive().optional(),
+  loadMemoryMb: z.number().int().min(8).optional(),
+  watchdogGraceMs: z.number().int().min(0).optional(),
+  workerMemorySlackMb: z.number().int().min(0).optional(),
+  cacheDir: z.union([z.string().min(1), z.literal(false)]).optional(),
+  maxWarmIsolates: z.number().int().min(1).optional(),
+  maxWarmHeapMb: z.number().int().min(8).optional(),
+  /** A pino logger for the audit log; quiet by default. */
+  logger: z.custom<Logger>((value) => typeof value === "object" && value !== null && "info" in value).optional(),
+});
+export type HostOptions = z.input<typeof HostOptions>;
+
+export type ResolvedHostOptions = {
+  -readonly [K in keyof typeof HOST_DEFAULTS]: (typeof HOST_DEFAULTS)[K] extends number ? number : (typeof HOST_DEFAULTS)[K];
+} & { logger?: Logger };
+
+export function resolveHostOptions(options: unknown): ResolvedHostOptions {
+  const parsed = HostOptions.safeParse(options ?? {});
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(options)"}: ${issue.message}`).join("; ");
+    throw new CorralError("invalid_options", `createHost options are invalid: ${detail}`, { issues: parsed.error.issues });
+  }
+  const resolved = { ...HOST_DEFAULTS, ...parsed.data } as ResolvedHostOptions;
+  if (resolved.defaultTimeoutMs > resolved.maxTimeoutMs) {
+    throw new CorralError("invalid_options", "options.defaultTimeoutMs and options.maxTimeoutMs conflict: the default exceeds the maximum");
+  }
+  if (resolved.defaultMemoryMb > resolved.maxMemoryMb) {
+    throw new CorralError("invalid_options", "options.defaultMemoryMb and options.maxMemoryMb conflict: the default exceeds the maximum");
+  }
+  return resolved;
+}

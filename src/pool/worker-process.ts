@@ -1,0 +1,62 @@
+/**
+ * @module src/pool/worker-process
+ * What the host keeps of each sandbox worker process: its ChildProcess (to
+ * read how it died) and the tail of its stderr (V8 and isolated-vm write
+ * fatal errors there; a tool cannot, it has no console of its own there).
+ * tinypool pipes a child's output into ours; we take it back into the log.
+ */
+import type { ChildProcess } from "node:child_process";
+import type { Logger } from "pino";
+
+const STDERR_TAIL_CHARS = 4096;
+
+export class WorkerProcess {
+  readonly pid: number;
+  readonly #child: ChildProcess;
+  #stderrTail = "";
+
+  constructor(child: ChildProcess, logger: Logger) {
+    this.pid = child.pid ?? -1;
+    this.#child = child;
+    for (const [name, stream] of [
+      ["stdout", child.stdout],
+      ["stderr", child.stderr],
+    ] as const) {
+      if (stream === null) continue;
+      stream.unpipe(name === "stdout" ? process.stdout : process.stderr);
+      stream.on("data", (chunk: Buffer) => {
+        const text = chunk.toString("utf8");
+        if (name === "stderr") this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_TAIL_CHARS);
+        logger.debug({ worker: this.pid, stream: name, text: text.slice(0, 2000) }, "sandbox worker output");
+      });
+    }
+  }
+
+  get exited(): boolean {
+    return this.#child.exitCode !== null || this.#child.signalCode !== null;
+  }
+
+  /** Waits (briefly) for the process's output to close, then says how it ended. */
+  async death(maxWaitMs = 200): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+    const closed = this.#child.stdout?.closed !== false && this.#child.stderr?.closed !== false;
+    if (!closed) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, maxWaitMs);
+        this.#child.once("close", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return { code: this.#child.exitCode, signal: this.#child.signalCode, stderr: this.#stderrTail };
+  }
+
+  kill(): void {
+    this.#child.kill("SIGKILL");
+  }
+}
+
+/** V8 and isolated-vm's own words for running out of memory. */
+export function diedOfMemory(stderr: string): boolean {
+  return /out of memory|heap limit|allocation failed|Reached heap limit/i.test(stderr);
+}

@@ -1,0 +1,47 @@
+/**
+ * @module src/registry/catalog
+ * The tools the host knows, by name, and which source owns each. Names are
+ * looked up as own keys of a Map, so `constructor` or `__proto__` is never a
+ * tool by accident. Loading a source again replaces all of its tools at once.
+ */
+import type { BundleRef } from "../../sandbox/protocol.js";
+import type { Manifest } from "./manifest.js";
+
+export type CatalogEntry = {
+  manifest: Manifest;
+  source: string;
+  /** The bundle's content hash: the source's version. */
+  version: string;
+  bundle: BundleRef;
+};
+
+export class Catalog {
+  readonly #byName = new Map<string, CatalogEntry>();
+  readonly #bySource = new Map<string, string[]>();
+
+  get(name: string): CatalogEntry | undefined {
+    return this.#byName.get(name);
+  }
+
+  list(): CatalogEntry[] {
+    return [...this.#byName.values()];
+  }
+
+  /** Names in `manifests` already owned by a different source. */
+  conflicts(source: string, names: string[]): { name: string; owner: string }[] {
+    return names.flatMap((name) => {
+      const owner = this.#byName.get(name)?.source;
+      return owner !== undefined && owner !== source ? [{ name, owner }] : [];
+    });
+  }
+
+  /** Replaces every tool of `source` with `entries` (check conflicts first). */
+  replaceSource(source: string, entries: CatalogEntry[]): void {
+    for (const name of this.#bySource.get(source) ?? []) this.#byName.delete(name);
+    for (const entry of entries) this.#byName.set(entry.manifest.name, entry);
+    this.#bySource.set(
+      source,
+      entries.map((entry) => entry.manifest.name),
+    );
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * @module src/registry/manifest
+ * The host's own check of what a module says about its tools. The guest
+ * wrote the manifests; the host trusts none of it until this schema passes:
+ * names, sizes, effects, exposure and limits are all checked here.
+ */
+import { z } from "zod";
+import { EXPOSURES } from "../../sandbox/protocol.js";
+
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export const MAX_DESCRIPTION_CHARS = 2048;
+export const MAX_SCHEMA_CHARS = 64 * 1024;
+export const MAX_TOOLS_PER_MODULE = 64;
+
+const JsonSchemaObject = z
+  .record(z.string(), z.unknown())
+  .refine((schema) => JSON.stringify(schema).length <= MAX_SCHEMA_CHARS, {
+    message: `the schema is larger than ${MAX_SCHEMA_CHARS} characters`,
+  });
+
+export const Manifest = z.strictObject({
+  name: z.string().regex(TOOL_NAME_PATTERN, "a tool name is 1-64 letters, digits, '_' or '-'"),
+  description: z
+    .string()
+    .min(1, "a tool needs a description: the model reads it to decide when to call the tool")
+    .max(MAX_DESCRIPTION_CHARS, `a description is at most ${MAX_DESCRIPTION_CHARS} characters`),
+  inputSchema: JsonSchemaObject,
+  outputSchema: JsonSchemaObject.optional(),
+  /**
+   * What the tool declared, as declared: `null` when it declared nothing.
+   * Unknown names are kept; every policy treats them as the most dangerous.
+   */
+  effects: z.array(z.string().max(64)).max(16).nullable(),
+  exposure: z.enum(EXPOSURES),
+  limits: z.strictObject({
+    timeoutMs: z.number().int().positive().optional(),
+    memoryMb: z.number().int().min(8).optional(),
+  }),
+});
+export type Manifest = z.infer<typeof Manifest>;
+
+/** The guest's raw form: missing optional fields get their defaults here. */
+const RawManifest = z.looseObject({
+  effects: z.unknown().optional(),
+  exposure: z.unknown().optional(),
+  limits: z.unknown().optional(),
+});
+
+export type ManifestCheck = { ok: true; manifests: Manifest[] } | { ok: false; message: string };
+
+export function checkManifests(guestJson: string): ManifestCheck {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(guestJson);
+  } catch {
+    return { ok: false, message: "the module's description is not JSON" };
+  }
+  const described = z
+    .union([
+      z.strictObject({ ok: z.literal(true), tools: z.array(z.unknown()).max(MAX_TOOLS_PER_MODULE) }),
+      z.strictObject({ ok: z.literal(false), message: z.string(), stack: z.string().optional() }),
+    ])
+    .safeParse(raw);
+  if (!described.success) return { ok: false, message: "the module's description is malformed" };
+  if (!described.data.ok) {
+    const { message, stack } = described.data;
+    return { ok: false, message: stack === undefined ? message : `${message}\n${stack}` };
+  }
+  const manifests: Manifest[] = [];
+  const seen = new Set<string>();
+  for (const [index, item] of described.data.tools.entries()) {
+    const base = RawManifest.safeParse(item);
+    const filled = base.success
+      ? { ...base.data, effects: base.data.effects ?? null, exposure: base.data.exposure ?? "direct", limits: base.data.limits ?? {} }
+      : item;
+    const parsed = Manifest.safeParse(filled);
+    if (!parsed.success) {
+      const name = base.success && typeof base.data.name === "string" ? `tool "${base.data.name.slice(0, 64)}"` : `tool #${index + 1}`;
+      const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(tool)"}: ${issue.message}`).join("; ");
+      return { ok: false, message: `${name} has an invalid definition: ${detail}` };
+    }
+    if (seen.has(parsed.data.name)) return { ok: false, message: `two tools are named "${parsed.data.name}"` };
+    seen.add(parsed.data.name);
+    manifests.push(parsed.data);
+  }
+  return { ok: true, manifests };
+}

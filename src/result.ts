@@ -1,0 +1,84 @@
+/**
+ * @module src/result
+ * ToolResult: what every call answers, success or failure, as a zod-typed
+ * discriminated union on `ok`. Failures carry `error.kind`, one of the
+ * outcome kinds; callers switch on it, never on message text.
+ */
+import { z } from "zod";
+import { Control, Image, InputIssue, Json, Metrics } from "../sandbox/protocol.js";
+
+export const OUTCOME_KINDS = [
+  "ok",
+  "tool_error",
+  "invalid_input",
+  "compile_error",
+  "timeout",
+  "memory",
+  "crash",
+  "blocked",
+  "quarantined",
+  "unknown_tool",
+  "not_implemented",
+  "output_too_large",
+  "cancelled",
+  "busy",
+] as const;
+export const OutcomeKind = z.enum(OUTCOME_KINDS);
+export type OutcomeKind = z.infer<typeof OutcomeKind>;
+
+export const ErrorKind = OutcomeKind.exclude(["ok"]);
+export type ErrorKind = z.infer<typeof ErrorKind>;
+
+/** Outcomes that count as strikes against the tool's source. */
+export const STRIKE_KINDS: ReadonlySet<ErrorKind> = new Set(["timeout", "memory", "crash"]);
+
+export const Diagnostic = z.strictObject({
+  message: z.string(),
+  file: z.string().optional(),
+  line: z.number().int().optional(),
+  column: z.number().int().optional(),
+  lineText: z.string().optional(),
+});
+export type Diagnostic = z.infer<typeof Diagnostic>;
+
+const CallInfo = {
+  tool: z.string(),
+  source: z.string().optional(),
+  /** Content hash of the bundle the call ran, when it reached one. */
+  version: z.string().optional(),
+  callId: z.string(),
+  metrics: Metrics,
+  logs: z.array(z.string()).optional(),
+};
+
+export const ToolSuccess = z.strictObject({
+  ok: z.literal(true),
+  ...CallInfo,
+  /** Concise text for the model: the tool's text, or its structured data as JSON. */
+  output: z.string(),
+  structured: Json.optional(),
+  details: Json.optional(),
+  control: Control.optional(),
+  images: z.array(Image).optional(),
+});
+export type ToolSuccess = z.infer<typeof ToolSuccess>;
+
+export const ToolFailure = z.strictObject({
+  ok: z.literal(false),
+  ...CallInfo,
+  error: z.strictObject({
+    kind: ErrorKind,
+    message: z.string(),
+    issues: z.array(InputIssue).optional(),
+    diagnostics: z.array(Diagnostic).optional(),
+    stack: z.string().optional(),
+  }),
+});
+export type ToolFailure = z.infer<typeof ToolFailure>;
+
+export const ToolResult = z.discriminatedUnion("ok", [ToolSuccess, ToolFailure]);
+export type ToolResult = z.infer<typeof ToolResult>;
+
+export function outcomeOf(result: ToolResult): OutcomeKind {
+  return result.ok ? "ok" : result.error.kind;
+}
