@@ -16,8 +16,13 @@ try {
     stdio: "inherit",
   });
 } catch {
-  console.error("corral build: the TypeScript compiler reported errors (above); fix them and run `npm run build`.");
-  process.exit(1);
+  // tsc still emitted JavaScript. CORRAL_BUILD_ALLOW_TYPE_ERRORS=1 lets several
+  // people work on one tree without one's half-done file stopping the others.
+  if (process.env.CORRAL_BUILD_ALLOW_TYPE_ERRORS !== "1") {
+    console.error("corral build: the TypeScript compiler reported errors (above); fix them and run `npm run build`.");
+    process.exit(1);
+  }
+  console.error("corral build: type errors above are allowed by CORRAL_BUILD_ALLOW_TYPE_ERRORS=1; continuing");
 }
 
 console.error("corral build: bundling the guest runtime …");

@@ -1,0 +1,82 @@
+/**
+ * @module test/helpers/host
+ * Shared set-up for tests that run real hosts: a host with a private cache
+ * folder, closed after the test, and a check that no sandbox worker process
+ * outlives it.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createHost, type Host, type HostOptions } from "../../src/index.js";
+
+/** Pids of this process's live sandbox workers (tinypool children), from /proc (Linux). */
+export function childPids(): number[] {
+  const pids: number[] = [];
+  try {
+    for (const task of readdirSync("/proc/self/task")) {
+      const text = readFileSync(`/proc/self/task/${task}/children`, "utf8").trim();
+      if (text !== "") pids.push(...text.split(/\s+/).map(Number));
+    }
+  } catch {
+    // not Linux: nothing to check
+  }
+  return pids.filter((pid) => {
+    try {
+      const state = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0];
+      return state !== "Z" && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("tinypool");
+    } catch {
+      return false;
+    }
+  });
+}
+
+export async function assertNoWorkersLeft(before: number[]): Promise<void> {
+  const deadline = Date.now() + 3_000;
+  let left: number[] = [];
+  do {
+    left = childPids().filter((pid) => !before.includes(pid));
+    if (left.length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  } while (Date.now() < deadline);
+  assert.deepEqual(left, [], "sandbox worker processes outlived host.close()");
+}
+
+/** A temporary folder, removed by the returned function. */
+export function tempDir(prefix = "corral-test-"): { path: string; remove: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/**
+ * Runs `fn` with a fresh host (one worker unless told otherwise) and a
+ * private cache; closes it and checks no worker survived, even if `fn` throws.
+ */
+export async function withHost<T>(fn: (host: Host) => Promise<T>, options: HostOptions = {}): Promise<T> {
+  const before = childPids();
+  const cache = tempDir();
+  const host = createHost({ workers: 1, cacheDir: join(cache.path, "cache"), ...options });
+  try {
+    return await fn(host);
+  } finally {
+    await host.close();
+    cache.remove();
+    await assertNoWorkersLeft(before);
+  }
+}
+
+/** Source text of a one-tool module, for agent-style loads. */
+export function toolSource(body: { name: string; run: string; input?: string; extra?: string; top?: string }): string {
+  return `import { defineTool } from "corral";
+import { z } from "zod";
+${body.top ?? ""}
+export default defineTool({
+  name: ${JSON.stringify(body.name)},
+  description: "test tool ${body.name}",
+  input: ${body.input ?? "z.object({})"},
+  effects: [],
+  ${body.extra ?? ""}
+  async run(input, ctx) { ${body.run} },
+});
+`;
+}
