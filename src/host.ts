@@ -16,7 +16,7 @@ import { GuestEnvelope, type BundleRef, type CallLimits, type Metrics } from "..
 import { BundleCache, type CompileResult } from "./compile/index.js";
 import { HostClosedError } from "./errors.js";
 import { resolveHostOptions, type HostOptions, type ResolvedHostOptions } from "./options.js";
-import { SandboxPool } from "./pool/index.js";
+import { Admission, SandboxPool, type PoolOutcome } from "./pool/index.js";
 import { Catalog, checkManifests, type CatalogEntry, type Manifest } from "./registry/index.js";
 import { checkSourceId, isPluginCandidate, pluginSourceId, resolvePluginPath } from "./registry/source.js";
 import type { Diagnostic, ErrorKind, ToolFailure, ToolResult } from "./result.js";
@@ -74,6 +74,7 @@ class CorralHost implements Host {
   readonly #catalog = new Catalog();
   readonly #manifests = new Map<string, Manifest[]>();
   readonly #pool: SandboxPool;
+  readonly #admission: Admission;
   #closed = false;
 
   constructor(options: ResolvedHostOptions) {
@@ -90,6 +91,11 @@ class CorralHost implements Host {
         loadTimeoutMs: options.loadTimeoutMs,
       },
       logger: this.#logger,
+    });
+    this.#admission = new Admission({
+      maxInFlight: options.maxInFlight,
+      maxInFlightPerTool: options.maxInFlightPerTool,
+      maxQueue: options.maxQueue,
     });
   }
 
@@ -189,11 +195,20 @@ class CorralHost implements Host {
       return this.#finish(failure(info, "invalid_input", `the input cannot be sent as JSON: ${(error as Error).message}`), started);
     }
     const limits = this.#callLimits(entry.manifest, options);
-    const outcome = await this.#pool.run(
-      { type: "call", callId, bundle: entry.bundle, tool: entry.manifest.name, inputJson, limits },
-      limits,
-      options.signal,
-    );
+    const admitted = await this.#admission.admit(entry.manifest.name, options.signal);
+    if (!admitted.ok) {
+      return this.#finish(failure(info, admitted.reason === "busy" ? "busy" : "cancelled", admitted.message), started);
+    }
+    let outcome: PoolOutcome;
+    try {
+      outcome = await this.#pool.run(
+        { type: "call", callId, bundle: entry.bundle, tool: entry.manifest.name, inputJson, limits },
+        limits,
+        options.signal,
+      );
+    } finally {
+      admitted.release();
+    }
     if (!outcome.ok) return this.#finish(failure(info, outcome.kind, outcome.message), started);
     const reply = outcome.reply;
     if (reply.type !== "call") return this.#finish(failure(info, "crash", "the sandbox worker answered a call with a load reply"), started);
@@ -260,6 +275,7 @@ class CorralHost implements Host {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#admission.close();
     await this.#pool.close();
   }
 

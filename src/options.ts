@@ -37,6 +37,12 @@ export const HOST_DEFAULTS = {
   maxWarmIsolates: 64,
   /** Total heap of the warm isolates of one worker. @default 512 */
   maxWarmHeapMb: 512,
+  /** Calls running at once over all tools. @default the number of workers */
+  maxInFlight: 0,
+  /** Calls of one tool running at once. @default maxInFlight */
+  maxInFlightPerTool: 0,
+  /** Calls waiting for a slot; one more is answered `busy` at once. @default 1000 */
+  maxQueue: 1000,
 } as const;
 
 export const HostOptions = z.strictObject({
@@ -54,6 +60,9 @@ export const HostOptions = z.strictObject({
   cacheDir: z.union([z.string().min(1), z.literal(false)]).optional(),
   maxWarmIsolates: z.number().int().min(1).optional(),
   maxWarmHeapMb: z.number().int().min(8).optional(),
+  maxInFlight: z.number().int().min(1).optional(),
+  maxInFlightPerTool: z.number().int().min(1).optional(),
+  maxQueue: z.number().int().min(0).optional(),
   /** A pino logger for the audit log; quiet by default. */
   logger: z.custom<Logger>((value) => typeof value === "object" && value !== null && "info" in value).optional(),
 });
@@ -70,6 +79,11 @@ export function resolveHostOptions(options: unknown): ResolvedHostOptions {
     throw new CorralError("invalid_options", `createHost options are invalid: ${detail}`, { issues: parsed.error.issues });
   }
   const resolved = { ...HOST_DEFAULTS, ...parsed.data } as ResolvedHostOptions;
+  if (resolved.maxInFlight === 0) resolved.maxInFlight = resolved.workers;
+  if (resolved.maxInFlightPerTool === 0) resolved.maxInFlightPerTool = resolved.maxInFlight;
+  if (resolved.maxInFlightPerTool > resolved.maxInFlight) {
+    throw new CorralError("invalid_options", "options.maxInFlightPerTool and options.maxInFlight conflict: one tool cannot run more calls than all tools together");
+  }
   if (resolved.defaultTimeoutMs > resolved.maxTimeoutMs) {
     throw new CorralError("invalid_options", "options.defaultTimeoutMs and options.maxTimeoutMs conflict: the default exceeds the maximum");
   }
