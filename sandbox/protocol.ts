@@ -105,12 +105,29 @@ export type CallReply = z.infer<typeof CallReply>;
 export const Reply = z.discriminatedUnion("type", [DescribeReply, CallReply]);
 export type Reply = z.infer<typeof Reply>;
 
-/** Sent over the task's channel as soon as the worker picks a task up. */
-export const StartedMessage = z.strictObject({
-  type: z.literal("started"),
-  pid: z.number().int().positive(),
+// ---------------------------------------------------------------------------
+// Sessions. Each worker runs one long tinypool task, `serve`, for its whole
+// life; calls then travel as single IPC messages on that task's channel, one
+// hop each way. tinypool keeps the lifecycle: it forks, kills and replaces
+// the process, and aborting the serve task is how the host kills a worker.
+
+export const ServeTask = z.strictObject({ type: z.literal("serve") });
+export type ServeTask = z.infer<typeof ServeTask>;
+
+/** Host → worker, on the serve task's channel. */
+export const HostMessage = z.strictObject({
+  corral: z.literal(1),
+  id: z.number().int().nonnegative(),
+  task: Task,
 });
-export type StartedMessage = z.infer<typeof StartedMessage>;
+export type HostMessage = z.infer<typeof HostMessage>;
+
+/** Worker → host: first `ready` (with the pid the watchdog watches), then one `reply` per task, in order. */
+export const WorkerMessage = z.discriminatedUnion("type", [
+  z.strictObject({ corral: z.literal(1), type: z.literal("ready"), pid: z.number().int().positive() }),
+  z.strictObject({ corral: z.literal(1), type: z.literal("reply"), id: z.number().int().nonnegative(), reply: Reply }),
+]);
+export type WorkerMessage = z.infer<typeof WorkerMessage>;
 
 // ---------------------------------------------------------------------------
 // The guest envelope: what the guest runtime writes as JSON text.
@@ -140,12 +157,19 @@ export type InputIssue = z.infer<typeof InputIssue>;
 
 export const GUEST_ERROR_KINDS = ["tool_error", "invalid_input", "output_too_large", "not_implemented", "unknown_tool"] as const;
 
+/**
+ * `structured` and `details` come out of JSON.parse on the host, so they can
+ * only be JSON values already; walking them again with `Json` would cost a
+ * second pass over every result for nothing.
+ */
+const ParsedJson = z.unknown();
+
 export const GuestEnvelope = z.discriminatedUnion("ok", [
   z.strictObject({
     ok: z.literal(true),
     text: z.string().optional(),
-    structured: Json.optional(),
-    details: Json.optional(),
+    structured: ParsedJson.optional(),
+    details: ParsedJson.optional(),
     control: Control.optional(),
     images: z.array(Image).optional(),
     logs: z.array(z.string()).optional(),

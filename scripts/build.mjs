@@ -1,6 +1,8 @@
-// Builds corral: tsc emits dist/ with declarations, then esbuild bundles the
-// guest runtime (with zod and the SDK) into one script for the isolates.
+// Builds corral: installs the shipped plugins' own dependencies where missing,
+// tsc emits dist/ with declarations, then esbuild bundles the guest runtime
+// (with zod and the SDK) into one script for the isolates.
 import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
@@ -9,6 +11,44 @@ import * as esbuild from "esbuild";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
 const started = Date.now();
+
+// A plugin with dependencies of its own (plugins/<name>/package.json plus a
+// package-lock.json) needs its node_modules before tsc can type-check it and
+// before the host can bundle it: the import policy lets a plugin import only
+// packages in its own node_modules. npm does not install a nested folder's
+// dependencies, so this does, from the lockfile and without install scripts
+// (plugins must be pure JS). A folder that already has node_modules is left
+// alone: this runs on every build, and a fresh clone is the case to cover.
+function installPluginDependencies() {
+  const pluginsDir = join(root, "plugins");
+  if (!existsSync(pluginsDir)) return;
+  for (const entry of readdirSync(pluginsDir, { withFileTypes: true })) {
+    const dir = join(pluginsDir, entry.name);
+    if (!entry.isDirectory() || !existsSync(join(dir, "package-lock.json")) || existsSync(join(dir, "node_modules"))) continue;
+    let manifest;
+    try {
+      manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    } catch {
+      continue;
+    }
+    if (Object.keys(manifest.dependencies ?? {}).length === 0) continue;
+    console.error(`corral build: installing the dependencies of plugins/${entry.name} (npm ci) …`);
+    const args = ["ci", "--prefix", dir, "--ignore-scripts", "--no-audit", "--no-fund"];
+    // Under `npm ci`/`npm run`, npm_execpath is the npm that started us: use the same one.
+    const npmCli = process.env.npm_execpath;
+    const [command, commandArgs] =
+      npmCli !== undefined && /npm-cli\.js$/.test(npmCli) ? [process.execPath, [npmCli, ...args]] : ["npm", args];
+    try {
+      // npm's output goes to stderr, with the rest of the build's progress.
+      execFileSync(command, commandArgs, { stdio: ["ignore", 2, 2], shell: process.platform === "win32" && command === "npm" });
+    } catch {
+      console.error(`corral build: installing the dependencies of plugins/${entry.name} failed (above); run \`npm ci --prefix plugins/${entry.name}\`.`);
+      process.exit(1);
+    }
+  }
+}
+
+installPluginDependencies();
 
 console.error("corral build: type-checking and emitting dist/ …");
 try {
@@ -25,6 +65,18 @@ try {
   console.error("corral build: type errors above are allowed by CORRAL_BUILD_ALLOW_TYPE_ERRORS=1; continuing");
 }
 
+/** zod's locales namespace → English only (see sandbox/guest/zod-locales.ts). */
+const englishOnlyZod = {
+  name: "english-only-zod",
+  setup(build) {
+    build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`${join("node_modules", "zod")}`)
+        ? { path: join(root, "sandbox/guest/zod-locales.ts") }
+        : undefined,
+    );
+  },
+};
+
 console.error("corral build: bundling the guest runtime …");
 await esbuild.build({
   entryPoints: [join(root, "sandbox/guest/runtime.ts")],
@@ -40,5 +92,6 @@ await esbuild.build({
   // from `script.run` as a Reference, so nothing is put on the global object.
   banner: { js: "(function(){var module={exports:{}},exports=module.exports;" },
   footer: { js: "return module.exports.api;})();" },
+  plugins: [englishOnlyZod],
 });
 console.error(`corral build: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);

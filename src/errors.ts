@@ -11,6 +11,9 @@ export const ERROR_CODES = [
   "invalid_source",
   "host_closed",
   "worker_unavailable",
+  "ledger_closed",
+  "invalid_call_record",
+  "ledger_unavailable",
 ] as const;
 export type CorralErrorCode = (typeof ERROR_CODES)[number];
 

@@ -83,6 +83,8 @@ class CorralHost implements Host {
     this.#cache = new BundleCache(options.cacheDir);
     this.#pool = new SandboxPool({
       workers: options.workers,
+      spareWorkers: options.spareWorkers,
+      pipelineDepth: options.pipelineDepth,
       watchdogGraceMs: options.watchdogGraceMs,
       workerMemorySlackMb: options.workerMemorySlackMb,
       worker: {
@@ -146,7 +148,7 @@ class CorralHost implements Host {
     const known = this.#manifests.get(bundle.hash);
     if (known !== undefined) return { ok: true, manifests: known };
     const limits = this.#loadLimits();
-    const outcome = await this.#pool.run({ type: "describe", bundle, limits }, limits);
+    const outcome = await this.#pool.run({ type: "describe", bundle, limits }, limits, `describe:${bundle.hash}`);
     const fail = (kind: LoadFailureKind, message: string) => ({ ok: false as const, source: bundle.filename, error: { kind, message } });
     if (!outcome.ok) return fail(outcome.kind === "cancelled" ? "crash" : outcome.kind, `loading the module failed: ${outcome.message}`);
     const reply = outcome.reply;
@@ -204,6 +206,7 @@ class CorralHost implements Host {
       outcome = await this.#pool.run(
         { type: "call", callId, bundle: entry.bundle, tool: entry.manifest.name, inputJson, limits },
         limits,
+        `${entry.bundle.hash}:${limits.memoryMb}:${entry.manifest.name}`,
         options.signal,
       );
     } finally {

@@ -11,6 +11,10 @@ import { CorralError } from "./errors.js";
 export const HOST_DEFAULTS = {
   /** @default the machine's cores */
   workers: availableParallelism(),
+  /** Booted processes kept idle to replace a worker that dies. @default 1 */
+  spareWorkers: 1,
+  /** Calls sent ahead to one worker; the next starts as the previous ends. @default 2 */
+  pipelineDepth: 2,
   /** @default 5000 */
   defaultTimeoutMs: 5_000,
   /** @default 60000 */
@@ -47,6 +51,8 @@ export const HOST_DEFAULTS = {
 
 export const HostOptions = z.strictObject({
   workers: z.number().int().min(1).max(64).optional(),
+  spareWorkers: z.number().int().min(0).max(8).optional(),
+  pipelineDepth: z.number().int().min(1).max(16).optional(),
   defaultTimeoutMs: z.number().int().positive().optional(),
   maxTimeoutMs: z.number().int().positive().optional(),
   defaultMemoryMb: z.number().int().min(8).optional(),

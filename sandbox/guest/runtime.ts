@@ -26,11 +26,16 @@ import { collectTools, manifestOf, ModuleError } from "./module-tools.js";
 
 type Schedule = (id: number, delayMs: number) => void;
 
-const SCHEDULE_GLOBAL = "__corral_schedule";
 const globalObject = globalThis as Record<string, unknown>;
-const FERAL_SCHEDULE = globalObject[SCHEDULE_GLOBAL] as Schedule | undefined;
-delete globalObject[SCHEDULE_GLOBAL];
-if (typeof FERAL_SCHEDULE !== "function") throw new Error("corral runtime: the worker lent no timer callback");
+// The two callbacks the worker lends (fire-and-forget, plain numbers in):
+// taken off the global object before any tool code exists.
+const FERAL_SCHEDULE = globalObject.__corral_schedule as Schedule | undefined;
+const FERAL_DONE = globalObject.__corral_done as ((seq: number) => void) | undefined;
+delete globalObject.__corral_schedule;
+delete globalObject.__corral_done;
+if (typeof FERAL_SCHEDULE !== "function" || typeof FERAL_DONE !== "function") {
+  throw new Error("corral runtime: the worker lent no callbacks");
+}
 
 /** The call in progress; a timer callback that throws fails it. */
 let failCurrentCall: ((error: unknown) => void) | undefined;
@@ -166,13 +171,46 @@ async function invoke(name: string, inputJson: string, callId: string, maxBytes:
   }
 }
 
+/**
+ * Starts a call. The worker enters with a synchronous apply, then asks `poll`
+ * right away: a tool that needs no timers has settled by then (the microtask
+ * checkpoint runs between the two), which saves the thread hop of an async
+ * apply. A tool still waiting calls the worker's `done(seq)` when it settles.
+ */
+let settled: { seq: number; text: string } | undefined;
+function start(seq: number, name: string, inputJson: string, callId: string, maxBytes: number, maxDepth: number): void {
+  settled = undefined;
+  I.promiseThen(
+    invoke(name, inputJson, callId, maxBytes, maxDepth),
+    (text) => {
+      settled = { seq, text: text as string };
+      FERAL_DONE?.(seq);
+    },
+    () => undefined, // invoke never rejects
+  );
+}
+
+/**
+ * The settled envelope of call `seq`, once; "" while it is still running.
+ * Handing the envelope over ends the call: its timers are forgotten.
+ */
+function poll(seq: number): string {
+  if (settled === undefined || settled.seq !== seq) return "";
+  const { text } = settled;
+  settled = undefined;
+  timers.reset();
+  return text;
+}
+
 /** Runs the bundle's top level and keeps its tools. Answers "" or an error text. */
 function load(factory: Function): string {
   try {
-    const module = { exports: I.ObjectCreate(null) as unknown };
-    module.exports = {};
+    const module: { exports: unknown } = { exports: {} };
     I.apply(factory, undefined, [module, module.exports, requireModule]);
     tools = collectTools(module.exports);
+    // Lines the top level logged belong to no call; timers it set never fire.
+    guestConsole.take();
+    timers.reset();
     return "";
   } catch (thrown) {
     const record = I.ObjectCreate(null) as Record<string, unknown>;
@@ -200,12 +238,6 @@ function describe(maxBytes: number): string {
   }
 }
 
-/** Ends the call: timers it set are forgotten, its log lines dropped. */
-function endCall(): void {
-  timers.reset();
-  guestConsole.take();
-}
-
 // The script's completion value. esbuild wraps this module so the worker
 // receives it from `script.run` without a global.
-export const api = I.ObjectFreeze({ load, describe, invoke, fire: timers.fire, endCall });
+export const api = I.ObjectFreeze({ load, describe, start, poll, fire: timers.fire });

@@ -1,20 +1,31 @@
 /**
  * @module sandbox/worker/entry
  * The sandbox worker process: tinypool forks it (with --no-node-snapshot) and
- * calls the default export once per task. It is the only place isolated-vm is
- * loaded. A worker runs one task at a time (the host gives every task an
- * abort signal, and tinypool then never shares a worker), so a kill by the
- * host's watchdog ends one call only.
+ * gives it one task, `serve`, that lasts the worker's life. It is the only
+ * place isolated-vm is loaded.
  *
  * ```
- * task ─▶ parse (zod) ─▶ "started" on the task channel (pid, for the watchdog)
- *      ─▶ describe: fresh isolate, load, describe, dispose
- *      ─▶ call: warm isolate from the cache, or create one; invoke; keep it
- *      ─▶ Reply (plain data; the envelope stays JSON text)
+ * serve ─▶ "ready" {pid} ─▶ for each HostMessage, strictly in arrival order:
+ *   describe: fresh isolate, load, describe, dispose
+ *   call:     warm isolate from the cache, or create one; invoke; keep it
+ *   ─▶ "reply" {id, Reply}   (plain data; the envelope stays JSON text)
  * ```
+ *
+ * Tasks run one at a time, in order: the host relies on that to know which
+ * call is running (the oldest unanswered) without asking this process.
  */
 import { z } from "zod";
-import { Task, type CallTask, type DescribeTask, type CallReply, type DescribeReply, type Reply } from "../protocol.js";
+import {
+  HostMessage,
+  ServeTask,
+  type CallReply,
+  type CallTask,
+  type DescribeReply,
+  type DescribeTask,
+  type Reply,
+  type Task,
+  type WorkerMessage,
+} from "../protocol.js";
 import { bundleCode } from "./bundle-store.js";
 import { IsolateCache } from "./isolate-cache.js";
 import { LoadFailure, ToolIsolate } from "./tool-isolate.js";
@@ -28,12 +39,6 @@ export type WorkerSettings = z.infer<typeof WorkerSettings>;
 
 const settings = WorkerSettings.parse(JSON.parse(process.env.CORRAL_WORKER_SETTINGS ?? "{}"));
 const cache = new IsolateCache({ maxIsolates: settings.maxWarmIsolates, maxHeapBytes: settings.maxWarmHeapMb * 1024 * 1024 });
-
-function announce(): void {
-  // Goes to this task's channel on the host: the pid lets the watchdog watch
-  // this process's memory. The watchdog's clock does not wait for it.
-  process.send?.({ type: "started", pid: process.pid });
-}
 
 async function describe(task: DescribeTask): Promise<DescribeReply> {
   const created = ToolIsolate.create({
@@ -74,8 +79,58 @@ async function call(task: CallTask): Promise<CallReply> {
   return { type: "call", end: run.end, envelopeJson: run.text, message: run.message, metrics: run.metrics, warm };
 }
 
-export default async function runTask(raw: unknown): Promise<Reply> {
-  announce();
-  const task = Task.parse(raw);
-  return task.type === "describe" ? describe(task) : call(task);
+/**
+ * Run once at boot, before tinypool reports this process ready: the first
+ * isolate of a process pays for compiling the guest runtime (and makes the
+ * code cache the others reuse) and for warming this process's own code. A
+ * spare process pays it while idle, so the call that follows a crash does not.
+ */
+const WARM_UP_MODULE = `const { defineTool } = require("corral"); const { z } = require("zod");
+module.exports = defineTool({ name: "warm_up", description: "warms the worker", input: z.object({ text: z.string() }),
+  effects: [], run: ({ text }) => ({ words: text.split(" ").length, at: new Date(0) }) });`;
+
+async function warmUp(): Promise<void> {
+  const limits = { timeoutMs: 5_000, memoryMb: 32, maxOutputBytes: 64 * 1024, maxDepth: 8 };
+  const isolate = ToolIsolate.create({ code: WARM_UP_MODULE, filename: "corral:warm-up", memoryMb: 32, loadTimeoutMs: 5_000 });
+  if (isolate instanceof LoadFailure) throw new Error(`corral worker: warm-up failed: ${isolate.message}`);
+  try {
+    await isolate.describe(limits);
+    for (let i = 0; i < 20; i++) await isolate.invoke("warm_up", '{"text":"a b c"}', "warm-up", limits);
+  } finally {
+    isolate.dispose();
+  }
+}
+
+await warmUp();
+
+async function handle(task: Task): Promise<Reply> {
+  try {
+    return task.type === "describe" ? await describe(task) : await call(task);
+  } catch (error) {
+    // A failure of this worker's own code, not of the tool: report it as a crash.
+    const message = `the sandbox worker failed: ${error instanceof Error ? error.message : "unknown error"}`;
+    const metrics = { wallMs: 0, cpuMs: 0, heapBytes: 0 };
+    return task.type === "describe" ? { type: "describe", end: "crash", message, metrics } : { type: "call", end: "crash", message, metrics, warm: false };
+  }
+}
+
+function send(message: WorkerMessage): void {
+  process.send?.(message);
+}
+
+/** The one tinypool task: serve HostMessages until the process ends. */
+export default function serve(raw: unknown): Promise<never> {
+  ServeTask.parse(raw);
+  let queue = Promise.resolve();
+  process.on("message", (raw: unknown) => {
+    const parsed = HostMessage.safeParse(raw);
+    if (!parsed.success) return; // tinypool's own messages, or noise
+    const { id, task } = parsed.data;
+    queue = queue.then(async () => send({ corral: 1, type: "reply", id, reply: await handle(task) }));
+  });
+  send({ corral: 1, type: "ready", pid: process.pid });
+  return new Promise<never>(() => {
+    // Never settles: the host ends a worker by aborting this task (tinypool
+    // kills the process) or by destroying the pool.
+  });
 }

@@ -7,10 +7,10 @@
  * Limits, first layer (the host's watchdog is the second):
  * - memory: the isolate's `memoryLimit`; isolated-vm disposes the isolate
  *   when it is passed, and we read that from `isolate.isDisposed`;
- * - time: `timeout` on every entry (sync work) and a deadline timer here
- *   that disposes the isolate (async work: a promise that never settles,
- *   a chain of timers). The calls into the isolate are async `apply`, so
- *   this thread stays free to fire the deadline while the guest runs.
+ * - time: `timeout` on every entry (sync work: each entry is a synchronous
+ *   apply, the fastest way in) and a deadline timer here that disposes the
+ *   isolate (async work: a promise that never settles, a chain of timers).
+ *   Between entries this thread is free, so the deadline can fire.
  * Outcomes are classified from what this side knows (the deadline fired,
  * the isolate was disposed by its limit), never from text the tool wrote.
  */
@@ -33,6 +33,8 @@ export type ToolIsolateOptions = {
   loadTimeoutMs: number;
 };
 
+const HEAP_READ_EVERY_CALLS = 16;
+
 /** Extra room in the text limit for the envelope around the tool's data. */
 const ENVELOPE_SLACK_CHARS = 64 * 1024;
 
@@ -47,12 +49,16 @@ export class ToolIsolate {
   readonly #isolate: IsolatedVM.Isolate;
   readonly #context: IsolatedVM.Context;
   readonly #refs: Reference[] = [];
-  #api!: { invoke: Reference; describe: Reference; fire: Reference; endCall: Reference };
+  #api!: { start: Reference; poll: Reference; describe: Reference; fire: Reference };
+  /** The call waiting for the guest's `done(seq)`, if it did not settle at once. */
+  #waiting: { seq: number; resolve: (text: unknown) => void; reject: (error: Error) => void } | undefined;
+  #seq = 0;
   /** Timers the guest set in the current call; cleared when the call ends. */
   readonly #timers = new Set<NodeJS.Timeout>();
   #callDeadline = 0;
   #disposedByUs = false;
   #lastCpuNs = 0n;
+  #callsSinceHeapRead = 0;
   #inCall = false;
   heapBytes = 0;
 
@@ -93,15 +99,16 @@ export class ToolIsolate {
   #load(options: ToolIsolateOptions): string | undefined {
     const global = this.#context.global;
     this.#keep(global as Reference);
-    const schedule = new ivm.Callback((id: number, delayMs: number) => this.#schedule(id, delayMs), { ignored: true });
-    (global as IsolatedVM.Reference<Record<string, unknown>>).setSync("__corral_schedule", schedule);
+    const lend = (global as IsolatedVM.Reference<Record<string, unknown>>).setSync.bind(global);
+    lend("__corral_schedule", new ivm.Callback((id: number, delayMs: number) => this.#schedule(id, delayMs), { ignored: true }));
+    lend("__corral_done", new ivm.Callback((seq: number) => this.#onDone(seq), { ignored: true }));
     const runtime = compileRuntime(this.#isolate);
     const api = this.#keep(
       runtime.runSync(this.#context, { reference: true, timeout: options.loadTimeoutMs }) as Reference,
     ) as IsolatedVM.Reference<Record<string, unknown>>;
     runtime.release();
     const get = (name: string) => this.#keep(api.getSync(name, { reference: true }) as Reference);
-    this.#api = { invoke: get("invoke"), describe: get("describe"), fire: get("fire"), endCall: get("endCall") };
+    this.#api = { start: get("start"), poll: get("poll"), describe: get("describe"), fire: get("fire") };
     const load = get("load");
 
     // The wrapper sits on its own line, so the tool's line numbers stay true.
@@ -138,7 +145,7 @@ export class ToolIsolate {
   /** The module's manifests as JSON text, under the given limits. */
   describe(limits: CallLimits): Promise<RunResult> {
     return this.#run(limits, () =>
-      this.#api.describe.apply(undefined, [limits.maxOutputBytes], {
+      this.#api.describe.applySync(undefined, [limits.maxOutputBytes], {
         arguments: { copy: true },
         result: { copy: true },
         timeout: limits.timeoutMs,
@@ -148,16 +155,38 @@ export class ToolIsolate {
 
   /** One call of `tool` with `inputJson`; the envelope comes back as JSON text. */
   invoke(tool: string, inputJson: string, callId: string, limits: CallLimits): Promise<RunResult> {
-    return this.#run(limits, () =>
-      this.#api.invoke.apply(undefined, [tool, inputJson, callId, limits.maxOutputBytes, limits.maxDepth], {
+    return this.#run(limits, () => {
+      const seq = ++this.#seq;
+      this.#api.start.applySync(undefined, [seq, tool, inputJson, callId, limits.maxOutputBytes, limits.maxDepth], {
         arguments: { copy: true },
-        result: { promise: true, copy: true },
         timeout: limits.timeoutMs,
-      }),
-    );
+      });
+      const text = this.#poll(seq);
+      if (text !== "") return text;
+      return new Promise<unknown>((resolve, reject) => {
+        this.#waiting = { seq, resolve, reject };
+      });
+    });
   }
 
-  async #run(limits: CallLimits, enter: () => Promise<unknown>): Promise<RunResult> {
+  #poll(seq: number): unknown {
+    const left = Math.max(1, Math.floor(this.#callDeadline - performance.now()));
+    return this.#api.poll.applySync(undefined, [seq], { arguments: { copy: true }, result: { copy: true }, timeout: left });
+  }
+
+  /** The guest's call settled after waiting on timers or promises. */
+  #onDone(seq: unknown): void {
+    const waiting = this.#waiting;
+    if (waiting === undefined || waiting.seq !== seq || !this.alive) return;
+    this.#waiting = undefined;
+    try {
+      waiting.resolve(this.#poll(waiting.seq));
+    } catch (error) {
+      waiting.reject(error as Error);
+    }
+  }
+
+  async #run(limits: CallLimits, enter: () => unknown): Promise<RunResult> {
     if (!this.alive) return { end: "crash", message: "the isolate is gone", metrics: zeroMetrics() };
     const started = performance.now();
     const cpuBefore = this.#cpuNs();
@@ -190,7 +219,7 @@ export class ToolIsolate {
     result.metrics = {
       wallMs: performance.now() - started,
       cpuMs: Math.max(0, Number(this.#cpuNs() - cpuBefore) / 1e6),
-      heapBytes: this.#updateHeap(),
+      heapBytes: this.#heapAfter(performance.now() - started),
     };
     return result;
   }
@@ -202,17 +231,11 @@ export class ToolIsolate {
     return "crash";
   }
 
+  /** The guest forgot its timers when it handed over the envelope; forget ours. */
   #endCall(): void {
     this.#inCall = false;
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
-    if (this.alive) {
-      try {
-        this.#api.endCall.applySync(undefined, [], { timeout: 50 });
-      } catch {
-        this.dispose();
-      }
-    }
   }
 
   /** The guest asked for a timer (fire-and-forget callback from the isolate). */
@@ -224,10 +247,13 @@ export class ToolIsolate {
       this.#timers.delete(timer);
       if (!this.#inCall || !this.alive) return;
       const left = Math.max(1, Math.floor(this.#callDeadline - performance.now()));
-      this.#api.fire.apply(undefined, [id], { arguments: { copy: true }, timeout: left }).catch(() => {
-        // A timer callback that runs past the deadline ends the call through
-        // the deadline; the isolate is disposed there.
-      });
+      try {
+        this.#api.fire.applySync(undefined, [id], { arguments: { copy: true }, timeout: left });
+      } catch {
+        // A timer callback that ran past the deadline, or hit the memory
+        // limit: end the call now rather than at the deadline.
+        this.#failWaiting(new Error("a timer callback was stopped by a limit"));
+      }
     }, delayMs);
     this.#timers.add(timer);
   }
@@ -243,6 +269,19 @@ export class ToolIsolate {
     return this.#lastCpuNs;
   }
 
+  /**
+   * Reading heap statistics costs about as much as a small call, so a fast
+   * call reports the last reading, refreshed every few calls; a call that ran
+   * a while (and may have grown the heap) always reads it.
+   */
+  #heapAfter(wallMs: number): number {
+    if (wallMs > 1 || ++this.#callsSinceHeapRead >= HEAP_READ_EVERY_CALLS) {
+      this.#callsSinceHeapRead = 0;
+      return this.#updateHeap();
+    }
+    return this.heapBytes;
+  }
+
   #updateHeap(): number {
     if (!this.alive) return this.heapBytes;
     try {
@@ -254,7 +293,14 @@ export class ToolIsolate {
     return this.heapBytes;
   }
 
+  #failWaiting(error: Error): void {
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    waiting?.reject(error);
+  }
+
   dispose(): void {
+    this.#failWaiting(new Error("the isolate was disposed"));
     if (this.#isolate.isDisposed) return;
     this.#cpuNs();
     this.#disposedByUs = true;

@@ -1,6 +1,7 @@
 /**
  * @module src/pool
- * The sandbox worker pool and its watchdog: the host's side of the boundary.
+ * The sandbox worker pool, its sessions and watchdog, and admission in front
+ * of it: the host's side of the boundary.
  */
 export { SandboxPool, WORKER_EXEC_ARGV, type PoolOutcome, type PoolFailureKind, type SandboxPoolOptions } from "./sandbox-pool.js";
 export { Admission, type AdmissionLimits } from "./admission.js";

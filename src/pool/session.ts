@@ -1,0 +1,226 @@
+/**
+ * @module src/pool/session
+ * One sandbox worker, seen from the host: its long `serve` task, the tasks
+ * sent to it in order, and the second layer of every limit for the one that
+ * is running.
+ *
+ * The worker runs tasks strictly in arrival order, so the running task is
+ * always the oldest unanswered one, and it started when the task before it
+ * was answered (or when it was sent, if none was waiting). The host times it
+ * from that moment on its own clock: no message from the worker is needed to
+ * start the watchdog.
+ *
+ * ```
+ * dispatch ─▶ FIFO ─▶ head runs ── watchdog (limit + grace) ── RSS watch
+ *   reply(id) ─▶ head settles ─▶ next becomes head
+ *   watchdog / RSS / cancel ─▶ abort serve task ─▶ tinypool kills the process
+ *   process dies ─▶ head: timeout | memory | cancelled | crash; the rest never
+ *                   started and go back to the pool's queue
+ * ```
+ * A session owns its serve task and its timers; the pool owns the sessions.
+ */
+import type { Logger } from "pino";
+import type Tinypool from "tinypool";
+import type { ChildProcess } from "node:child_process";
+import { WorkerMessage, type Reply, type Task } from "../../sandbox/protocol.js";
+import { residentBytes } from "./process-memory.js";
+import { diedOfMemory, WorkerProcess } from "./worker-process.js";
+
+const RSS_SAMPLE_MS = 10;
+/**
+ * Reading /proc/<pid>/statm walks the worker's memory map, which costs more
+ * than a fast call itself; the level a call starts from is re-read at most
+ * this often, and a call that ends before the first sample reads nothing.
+ */
+const RSS_BASELINE_MAX_AGE_MS = 1_000;
+
+export type PoolFailureKind = "timeout" | "memory" | "crash" | "cancelled";
+export type PoolOutcome = { ok: true; reply: Reply } | { ok: false; kind: PoolFailureKind; message: string };
+
+export type PendingTask = {
+  id: number;
+  task: Task;
+  limits: { timeoutMs: number; memoryMb: number };
+  /** Which warm isolate the task wants, for affinity. */
+  key: string;
+  settle: (outcome: PoolOutcome) => void;
+};
+
+export type SessionHooks = {
+  ready(session: WorkerSession): void;
+  /** The session is over; `orphans` were sent but never started. */
+  ended(session: WorkerSession, orphans: PendingTask[]): void;
+};
+
+export type SessionOptions = { watchdogGraceMs: number; workerMemorySlackMb: number; logger: Logger };
+
+export class WorkerSession {
+  readonly #options: SessionOptions;
+  readonly #hooks: SessionHooks;
+  readonly #tinypool: Tinypool;
+  readonly #controller = new AbortController();
+  readonly #fifo: PendingTask[] = [];
+  /** Isolate keys this worker has warmed (it may have evicted some since). */
+  readonly warm = new Set<string>();
+  #send: ((message: unknown) => void) | undefined;
+  #worker: WorkerProcess | undefined;
+  #ready = false;
+  #ended = false;
+  #stop: { kind: PoolFailureKind; message: string } | undefined;
+  #watchdog: NodeJS.Timeout | undefined;
+  #rssWatch: NodeJS.Timeout | undefined;
+  #rssBaseline: { bytes: number; at: number } | undefined;
+
+  constructor(tinypool: Tinypool, options: SessionOptions, hooks: SessionHooks) {
+    this.#tinypool = tinypool;
+    this.#options = options;
+    this.#hooks = hooks;
+    const channel = {
+      // tinypool calls this as it hands the serve task to a process.
+      onMessage: (send: (message: unknown) => void) => {
+        this.#send = send;
+      },
+      postMessage: (message: unknown) => this.#onMessage(message),
+    };
+    tinypool.run({ type: "serve" }, { signal: this.#controller.signal, channel }).then(
+      () => this.#end(new Error("the worker stopped serving")),
+      (error: unknown) => this.#end(error),
+    );
+  }
+
+  get ready(): boolean {
+    return this.#ready && !this.#ended;
+  }
+
+  /** Tasks sent and not yet answered. */
+  get load(): number {
+    return this.#fifo.length;
+  }
+
+  dispatch(pending: PendingTask): void {
+    if (!this.ready || this.#send === undefined) throw new Error("corral: dispatch to a session that is not ready");
+    this.#fifo.push(pending);
+    this.warm.add(pending.key);
+    this.#send({ corral: 1, id: pending.id, task: pending.task });
+    if (this.#fifo.length === 1) this.#startHead();
+  }
+
+  /**
+   * The caller gave up on `pending`. A running task costs the worker (it is
+   * killed, which disposes the isolate); one still waiting in the worker is
+   * answered now and its reply ignored later.
+   */
+  cancel(pending: PendingTask): void {
+    const index = this.#fifo.indexOf(pending);
+    if (index < 0) return;
+    if (index === 0) {
+      this.kill("cancelled", "the call was cancelled by its caller; its worker was stopped");
+      return;
+    }
+    pending.settle({ ok: false, kind: "cancelled", message: "the call was cancelled by its caller" });
+    pending.settle = () => undefined;
+  }
+
+  kill(kind: PoolFailureKind, message: string): void {
+    if (this.#ended || this.#stop !== undefined) return;
+    this.#stop = { kind, message };
+    this.#controller.abort();
+  }
+
+  #onMessage(raw: unknown): void {
+    const parsed = WorkerMessage.safeParse(raw);
+    if (!parsed.success) return;
+    const message = parsed.data;
+    if (message.type === "ready") {
+      this.#worker = this.#adopt(message.pid);
+      if (this.#worker === undefined) {
+        this.kill("crash", "the sandbox worker named a process that is not its own");
+        return;
+      }
+      this.#ready = true;
+      this.#hooks.ready(this);
+      return;
+    }
+    const head = this.#fifo[0];
+    if (head === undefined || head.id !== message.id) {
+      this.kill("crash", "the sandbox worker answered out of order");
+      return;
+    }
+    this.#fifo.shift();
+    this.#clearHeadTimers();
+    if (this.#fifo.length > 0) this.#startHead();
+    head.settle({ ok: true, reply: message.reply });
+    this.#hooks.ready(this);
+  }
+
+  /** Finds `pid` among tinypool's own children: a pid that is not ours is never watched nor killed. */
+  #adopt(pid: number): WorkerProcess | undefined {
+    for (const thread of this.#tinypool.threads) {
+      const child = (thread as unknown as { process?: ChildProcess }).process;
+      if (thread.threadId === pid && child !== undefined && child.pid === pid) {
+        return new WorkerProcess(child, this.#options.logger);
+      }
+    }
+    return undefined;
+  }
+
+  #startHead(): void {
+    const head = this.#fifo[0];
+    if (head === undefined) return;
+    const { timeoutMs, memoryMb } = head.limits;
+    this.#watchdog = setTimeout(
+      () => this.kill("timeout", `the tool ran past its ${timeoutMs} ms limit and its worker did not stop it; the worker was killed`),
+      timeoutMs + this.#options.watchdogGraceMs,
+    );
+    const pid = this.#worker?.pid;
+    const baseline = pid === undefined ? undefined : this.#baseline(pid);
+    if (pid !== undefined && baseline !== undefined) {
+      const ceiling = baseline + (memoryMb + this.#options.workerMemorySlackMb) * 1024 * 1024;
+      this.#rssWatch = setInterval(() => {
+        const rss = residentBytes(pid);
+        if (rss !== undefined && rss > ceiling) {
+          this.kill("memory", `the tool grew its worker past its ${memoryMb} MB limit (resident ${Math.round(rss / 1048576)} MB); the worker was killed`);
+        }
+      }, RSS_SAMPLE_MS);
+      this.#rssWatch.unref();
+    }
+  }
+
+  /** The worker's resident memory before the call, read at most once a second. */
+  #baseline(pid: number): number | undefined {
+    const now = performance.now();
+    if (this.#rssBaseline === undefined || now - this.#rssBaseline.at > RSS_BASELINE_MAX_AGE_MS) {
+      const bytes = residentBytes(pid);
+      this.#rssBaseline = bytes === undefined ? undefined : { bytes, at: now };
+    }
+    return this.#rssBaseline?.bytes;
+  }
+
+  #clearHeadTimers(): void {
+    clearTimeout(this.#watchdog);
+    clearInterval(this.#rssWatch);
+    this.#watchdog = undefined;
+    this.#rssWatch = undefined;
+  }
+
+  async #end(error: unknown): Promise<void> {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#clearHeadTimers();
+    const [head, ...orphans] = this.#fifo.splice(0);
+    if (head !== undefined) head.settle(this.#stop !== undefined ? { ok: false, ...this.#stop } : await this.#explainDeath(error));
+    this.#hooks.ended(this, orphans);
+  }
+
+  async #explainDeath(error: unknown): Promise<PoolOutcome> {
+    if (this.#worker === undefined) {
+      return { ok: false, kind: "crash", message: `the sandbox worker failed: ${error instanceof Error ? error.message : "unknown"}` };
+    }
+    const death = await this.#worker.death();
+    const how = death.signal !== null ? `signal ${death.signal}` : `exit code ${death.code ?? "unknown"}`;
+    if (diedOfMemory(death.stderr)) {
+      return { ok: false, kind: "memory", message: `the tool ran its worker out of memory (the worker died: ${how}); the worker was replaced` };
+    }
+    return { ok: false, kind: "crash", message: `the sandbox worker died while running the tool (${how}); the worker was replaced` };
+  }
+}
