@@ -132,9 +132,23 @@ export type WorkerMessage = z.infer<typeof WorkerMessage>;
 // ---------------------------------------------------------------------------
 // The guest envelope: what the guest runtime writes as JSON text.
 
-export const Json: z.ZodType<unknown> = z.lazy(() =>
-  z.union([z.null(), z.boolean(), z.number(), z.string(), z.array(Json), z.record(z.string(), Json)]),
-);
+/**
+ * True for JSON data: null, booleans, finite numbers, strings, arrays and
+ * plain objects of those. Checked in place, without rebuilding the value, so
+ * a key such as "__proto__" (an own key after JSON.parse) is kept as it is.
+ */
+export function isJsonValue(value: unknown, depth = 0): boolean {
+  if (depth > 1000) return false;
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (typeof value !== "object") return false;
+  if (Array.isArray(value)) return value.every((item) => isJsonValue(item, depth + 1));
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  return Object.values(value).every((item) => isJsonValue(item, depth + 1));
+}
+
+export const Json = z.custom<unknown>((value) => isJsonValue(value), "not JSON data");
 
 export const Image = z.strictObject({
   mimeType: z.string(),

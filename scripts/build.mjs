@@ -2,7 +2,7 @@
 // tsc emits dist/ with declarations, then esbuild bundles the guest runtime
 // (with zod and the SDK) into one script for the isolates.
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
@@ -49,6 +49,10 @@ function installPluginDependencies() {
 }
 
 installPluginDependencies();
+
+// dist/ is made anew: a compiled file whose source moved or was deleted
+// (a stale test, say) must not linger and run.
+rmSync(join(root, "dist"), { recursive: true, force: true });
 
 console.error("corral build: type-checking and emitting dist/ …");
 try {

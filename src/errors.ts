@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   "ledger_closed",
   "invalid_call_record",
   "ledger_unavailable",
+  "invalid_model_response",
 ] as const;
 export type CorralErrorCode = (typeof ERROR_CODES)[number];
 

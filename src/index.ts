@@ -4,8 +4,50 @@
  */
 
 // The host
-export { createHost, type Host, type LoadRequest, type LoadResult, type ToolInfo, type CallOptions } from "./host.js";
+export {
+  createHost,
+  IMAGE_MIME_TYPES,
+  type Host,
+  type AuthorRequest,
+  type LoadRequest,
+  type LoadResult,
+  type LoadFailureKind,
+  type ToolInfo,
+  type ToolDeclaration,
+  type CallOptions,
+} from "./host/index.js";
 export { HostOptions, HOST_DEFAULTS } from "./options.js";
+
+// Events
+export type { HostEvent, HostEventListener } from "./events.js";
+
+// Gate and effects
+export {
+  EffectPolicy,
+  EffectDecision,
+  EFFECT_POLICY_DEFAULTS,
+  GateDecision,
+  type BeforeToolCall,
+  type GateCall,
+  type GateContext,
+} from "./gate/index.js";
+
+// The ledger
+export {
+  Ledger,
+  LedgerOptions,
+  MemoryLedgerStore,
+  SqliteLedgerStore,
+  DEFAULT_POLICY,
+  UNTIL_RELEASED_POLICY,
+  QuarantinePolicy,
+  SourceState,
+  SourceRow,
+  SourceReport,
+  LedgerEvent,
+  type LedgerStore,
+  type StateChange,
+} from "./ledger/index.js";
 
 // Results
 export {
@@ -19,6 +61,31 @@ export {
   Diagnostic,
   outcomeOf,
 } from "./result.js";
+
+// The conversation loop
+export {
+  runConversation,
+  anthropicModel,
+  ConversationOptions,
+  CONVERSATION_DEFAULTS,
+  ModelResponseError,
+  Message,
+  parseMessage,
+  toToolResultBlock,
+  type Model,
+  type CreateMessageOptions,
+  type LoopHost,
+  type ConversationResult,
+  type ConversationStopReason,
+  type ToolCallRecord,
+  type TurnInfo,
+  type ConversationEventListener,
+  type MessageCreateParams,
+  type MessageParam,
+  type StopReason,
+  type StreamEvent,
+  type AnthropicClientLike,
+} from "./loop/index.js";
 
 // Errors of misuse
 export { CorralError, HostClosedError, ERROR_CODES, type CorralErrorCode } from "./errors.js";

@@ -7,6 +7,11 @@ import { availableParallelism } from "node:os";
 import { z } from "zod";
 import type { Logger } from "pino";
 import { CorralError } from "./errors.js";
+import { EffectPolicy } from "./gate/effect-policy.js";
+import type { BeforeToolCall } from "./gate/gate.js";
+import type { HostEventListener } from "./events.js";
+import { LedgerOptions } from "./ledger/options.js";
+import { EXPOSURES } from "../sandbox/protocol.js";
 
 export const HOST_DEFAULTS = {
   /** @default the machine's cores */
@@ -47,6 +52,18 @@ export const HOST_DEFAULTS = {
   maxInFlightPerTool: 0,
   /** Calls waiting for a slot; one more is answered `busy` at once. @default 1000 */
   maxQueue: 1000,
+  /** A tool's text for a model is cut past this many characters, with a note. @default 50000 */
+  maxModelOutputChars: 50_000,
+  /** … or past this many lines. @default 2000 */
+  maxModelOutputLines: 2_000,
+  /** The largest image a tool may return, decoded. @default 5 MiB */
+  maxImageBytes: 5 * 1024 * 1024,
+  /** Tools one agent may have registered at once. @default 20 */
+  maxToolsPerAgent: 20,
+  /** The largest source an agent may submit. @default 256 KiB */
+  maxAgentSourceBytes: 256 * 1024,
+  /** Log each call's input and output in the audit log (they may hold private data). @default false */
+  logToolData: false,
 } as const;
 
 export const HostOptions = z.strictObject({
@@ -69,14 +86,36 @@ export const HostOptions = z.strictObject({
   maxInFlight: z.number().int().min(1).optional(),
   maxInFlightPerTool: z.number().int().min(1).optional(),
   maxQueue: z.number().int().min(0).optional(),
+  maxModelOutputChars: z.number().int().min(100).optional(),
+  maxModelOutputLines: z.number().int().min(1).optional(),
+  maxImageBytes: z.number().int().min(1024).optional(),
+  maxToolsPerAgent: z.number().int().min(1).optional(),
+  maxAgentSourceBytes: z.number().int().min(1024).optional(),
+  logToolData: z.boolean().optional(),
+  /** Per source kind and effect: allow, ask (the gate decides) or deny. */
+  effects: EffectPolicy.optional(),
+  /** The gate; without one, what the effect policy allows runs and what it would ask about is blocked. */
+  beforeToolCall: z.custom<BeforeToolCall>((value) => typeof value === "function", "beforeToolCall must be a function").optional(),
+  onEvent: z.custom<HostEventListener>((value) => typeof value === "function", "onEvent must be a function").optional(),
+  /** The ledger: its store (a SQLite file by default, or false for memory), policy and clock. */
+  ledger: LedgerOptions.omit({ onEvent: true }).optional(),
+  /** Exposure of the built-in create_tool, and the agent id its tools are registered under. */
+  createTool: z.strictObject({ agent: z.string().min(1).max(200), exposure: z.enum(EXPOSURES).optional() }).optional(),
   /** A pino logger for the audit log; quiet by default. */
   logger: z.custom<Logger>((value) => typeof value === "object" && value !== null && "info" in value).optional(),
 });
 export type HostOptions = z.input<typeof HostOptions>;
 
 export type ResolvedHostOptions = {
-  -readonly [K in keyof typeof HOST_DEFAULTS]: (typeof HOST_DEFAULTS)[K] extends number ? number : (typeof HOST_DEFAULTS)[K];
-} & { logger?: Logger };
+  -readonly [K in keyof typeof HOST_DEFAULTS]: (typeof HOST_DEFAULTS)[K] extends number ? number : (typeof HOST_DEFAULTS)[K] extends boolean ? boolean : (typeof HOST_DEFAULTS)[K];
+} & {
+  logger?: Logger;
+  effects?: EffectPolicy;
+  beforeToolCall?: BeforeToolCall;
+  onEvent?: HostEventListener;
+  ledger?: Omit<LedgerOptions, "onEvent">;
+  createTool?: { agent: string; exposure?: (typeof EXPOSURES)[number] };
+};
 
 export function resolveHostOptions(options: unknown): ResolvedHostOptions {
   const parsed = HostOptions.safeParse(options ?? {});

@@ -10,26 +10,41 @@ import { z } from "zod";
 import { isTool, type Tool } from "../sdk/index.js";
 import type { GuestManifest } from "../protocol.js";
 import { intrinsics as I } from "./intrinsics.js";
+import { markSignal } from "./signals.js";
 
+/** Thrown by this module for a module that is not usable; recognised by identity (see signals.ts). */
 export class ModuleError {
-  constructor(readonly message: string) {}
+  constructor(readonly message: string) {
+    markSignal(this);
+  }
+}
+
+// Index loops only: for-of and Array.prototype.includes consult methods a
+// tool's top level may already have replaced.
+function contains(list: Tool[], item: Tool): boolean {
+  for (let i = 0; i < list.length; i++) if (list[i] === item) return true;
+  return false;
 }
 
 export function collectTools(moduleExports: unknown): Map<string, Tool> {
   const found: Tool[] = [];
   const consider = (value: unknown, where: string) => {
     if (isTool(value)) {
-      if (!found.includes(value)) I.arrayPush(found, value);
+      if (!contains(found, value)) I.arrayPush(found, value);
     } else if (I.ArrayIsArray(value)) {
-      for (const item of value) {
+      const items = value as unknown[];
+      for (let i = 0; i < items.length; i++) {
+        const item = items[i];
         if (!isTool(item)) throw new ModuleError(`${where} contains a value that is not a tool made by defineTool()`);
-        if (!found.includes(item)) I.arrayPush(found, item);
+        if (!contains(found, item)) I.arrayPush(found, item);
       }
     }
   };
   if (moduleExports !== null && typeof moduleExports === "object") {
     consider(moduleExports, "module.exports");
-    for (const key of I.ObjectKeys(moduleExports)) {
+    const keys = I.ObjectKeys(moduleExports);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
       consider((moduleExports as Record<string, unknown>)[key], key === "default" ? "the default export" : `export "${key}"`);
     }
   }
@@ -37,7 +52,8 @@ export function collectTools(moduleExports: unknown): Map<string, Tool> {
     throw new ModuleError('the module exports no tools: use `export default defineTool({ ... })` from "corral"');
   }
   const byName = new I.Map<string, Tool>();
-  for (const tool of found) {
+  for (let i = 0; i < found.length; i++) {
+    const tool = found[i] as Tool;
     checkShape(tool);
     if (I.mapGet(byName, tool.name) !== undefined) {
       throw new ModuleError(`two tools are named "${tool.name}": tool names must be unique in a module`);

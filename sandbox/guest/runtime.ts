@@ -23,6 +23,7 @@ import { describeThrown, MESSAGE_MAX_CHARS } from "./describe-thrown.js";
 import { createTimers } from "./timers.js";
 import { createConsole } from "./console.js";
 import { collectTools, manifestOf, ModuleError } from "./module-tools.js";
+import { isSignal } from "./signals.js";
 
 type Schedule = (id: number, delayMs: number) => void;
 
@@ -78,7 +79,10 @@ function errorEnvelope(kind: string, message: string, extra?: Record<string, unk
   record.ok = false;
   record.kind = kind;
   record.message = message;
-  if (extra !== undefined) for (const key of I.ObjectKeys(extra)) record[key] = extra[key];
+  if (extra !== undefined) {
+    const keys = I.ObjectKeys(extra);
+    for (let i = 0; i < keys.length; i++) record[keys[i] as string] = extra[keys[i] as string];
+  }
   // Error envelopes are ours and small; they get a fixed budget of their own.
   return envelope(record, { maxBytes: 64 * 1024, maxDepth: 8 });
 }
@@ -89,7 +93,11 @@ function issuesOf(error: zod.ZodError): unknown[] {
   for (let i = 0; i < list.length && i < 50; i++) {
     const issue = list[i] as zod.core.$ZodIssue;
     const path: (string | number)[] = [];
-    for (const part of issue.path) I.arrayPush(path, typeof part === "number" ? part : I.String(part));
+    const parts = issue.path;
+    for (let j = 0; j < parts.length; j++) {
+      const part = parts[j];
+      I.arrayPush(path, typeof part === "number" ? part : I.String(part));
+    }
     I.arrayPush(issues, { path, message: I.String(issue.message), code: I.String(issue.code) });
   }
   return issues;
@@ -97,7 +105,9 @@ function issuesOf(error: zod.ZodError): unknown[] {
 
 function summarise(issues: unknown[]): string {
   const parts: string[] = [];
-  for (const issue of issues as { path: unknown[]; message: string }[]) {
+  const list = issues as { path: unknown[]; message: string }[];
+  for (let i = 0; i < list.length; i++) {
+    const issue = list[i] as { path: unknown[]; message: string };
     const where = issue.path.length > 0 ? I.arrayJoin(issue.path, ".") : "(root)";
     I.arrayPush(parts, `${where}: ${issue.message}`);
   }
@@ -161,7 +171,7 @@ async function invoke(name: string, inputJson: string, callId: string, maxBytes:
     const record = successRecord(tool, value);
     return typeof record === "string" ? record : envelope(record, budget);
   } catch (thrown) {
-    if (thrown instanceof OutputTooLarge) {
+    if (isSignal(thrown) && thrown instanceof OutputTooLarge) {
       return errorEnvelope("output_too_large", `${thrown.reason}: return less data, or page through it`);
     }
     const { message, stack } = describeThrown(thrown);
@@ -214,7 +224,7 @@ function load(factory: Function): string {
     return "";
   } catch (thrown) {
     const record = I.ObjectCreate(null) as Record<string, unknown>;
-    if (thrown instanceof ModuleError) record.message = thrown.message;
+    if (isSignal(thrown) && thrown instanceof ModuleError) record.message = thrown.message;
     else {
       const { message, stack } = describeThrown(thrown);
       record.message = `the module threw while loading: ${message}`;

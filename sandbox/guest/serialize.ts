@@ -15,6 +15,7 @@
  * objects and null in arrays, class instances → their own enumerable data.
  */
 import { intrinsics as I } from "./intrinsics.js";
+import { markSignal } from "./signals.js";
 
 export type SerializeBudget = {
   /** Upper bound on the text's length, counted in UTF-16 code units. */
@@ -24,7 +25,9 @@ export type SerializeBudget = {
 
 /** Thrown by the writer when the value does not fit its budget. */
 export class OutputTooLarge {
-  constructor(readonly reason: string) {}
+  constructor(readonly reason: string) {
+    markSignal(this);
+  }
 }
 
 const FUNCTION_NAME_MAX = 100;
@@ -94,7 +97,7 @@ export function serialize(value: unknown, budget: SerializeBudget): string {
     // entries, say) is written, so a Map that contains itself is a cycle too.
     I.setAdd(ancestors, v);
     try {
-      const special = specialForm(v);
+      const special = specialForm(v, budget.maxBytes - out.length);
       if (typeof special === "string") emitString(special);
       else {
         const target = special === NOT_SPECIAL ? v : special;
@@ -148,7 +151,13 @@ const NOT_SPECIAL: unique symbol = Symbol("not special");
  * the value's place. Plain objects and arrays, by far the most common, leave
  * at once: a failed brand check throws, and throwing costs microseconds.
  */
-function specialForm(v: object): string | object | typeof NOT_SPECIAL {
+function specialForm(v: object, room: number): string | object | typeof NOT_SPECIAL {
+  // A collection is copied into an array before it is written: refuse one
+  // that cannot fit first (each item takes at least two characters), so a
+  // huge typed array or Map costs no copy at all.
+  const fits = (items: number) => {
+    if (items * 2 > room) throw new OutputTooLarge(`the result is larger than the output limit (a collection of ${items} items)`);
+  };
   const proto = I.ObjectGetPrototypeOf(v);
   if (proto === I.ObjectPrototype || proto === null || I.ArrayIsArray(v)) return NOT_SPECIAL;
   if (v instanceof I.Date) {
@@ -158,24 +167,32 @@ function specialForm(v: object): string | object | typeof NOT_SPECIAL {
     } catch {}
   }
   if (v instanceof I.Map) {
+    let size: number | undefined;
     try {
-      I.mapSize(v);
+      size = I.mapSize(v);
+    } catch {}
+    if (size !== undefined) {
+      fits(size);
       const entries: unknown[] = [];
       I.mapForEach(v as Map<unknown, unknown>, (value, key) => {
         I.arrayPush(entries, [key, value]);
       });
       return entries;
-    } catch {}
+    }
   }
   if (v instanceof I.Set) {
+    let size: number | undefined;
     try {
-      I.setSize(v);
+      size = I.setSize(v);
+    } catch {}
+    if (size !== undefined) {
+      fits(size);
       const items: unknown[] = [];
       I.setForEach(v as Set<unknown>, (value) => {
         I.arrayPush(items, value);
       });
       return items;
-    } catch {}
+    }
   }
   if (v instanceof I.RegExp) {
     try {
@@ -183,14 +200,18 @@ function specialForm(v: object): string | object | typeof NOT_SPECIAL {
     } catch {}
   }
   if (I.ArrayBufferIsView(v)) {
+    let length: number;
     try {
-      const length = I.typedArrayLength(v);
+      length = I.typedArrayLength(v);
+    } catch {
+      return "[DataView]";
+    }
+    fits(length);
+    {
       const items: unknown[] = [];
       const view = v as unknown as ArrayLike<unknown>;
       for (let i = 0; i < length; i++) I.arrayPush(items, view[i]);
       return items;
-    } catch {
-      return "[DataView]";
     }
   }
   if (v instanceof I.ArrayBuffer) {

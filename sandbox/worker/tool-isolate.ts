@@ -34,6 +34,9 @@ export type ToolIsolateOptions = {
 };
 
 const HEAP_READ_EVERY_CALLS = 16;
+const NEAR_LIMIT = 0.9;
+/** The guest runtime writes `ok` first, so an error envelope starts so. */
+const ERROR_ENVELOPE_PREFIX = '{"ok":false';
 
 /** Extra room in the text limit for the envelope around the tool's data. */
 const ENVELOPE_SLACK_CHARS = 64 * 1024;
@@ -157,16 +160,34 @@ export class ToolIsolate {
   invoke(tool: string, inputJson: string, callId: string, limits: CallLimits): Promise<RunResult> {
     return this.#run(limits, () => {
       const seq = ++this.#seq;
-      this.#api.start.applySync(undefined, [seq, tool, inputJson, callId, limits.maxOutputBytes, limits.maxDepth], {
-        arguments: { copy: true },
-        timeout: limits.timeoutMs,
-      });
-      const text = this.#poll(seq);
+      this.#enter(() =>
+        this.#api.start.applySync(undefined, [seq, tool, inputJson, callId, limits.maxOutputBytes, limits.maxDepth], {
+          arguments: { copy: true },
+          timeout: limits.timeoutMs,
+        }),
+      );
+      const text = this.#enter(() => this.#poll(seq)) ?? "";
       if (text !== "") return text;
       return new Promise<unknown>((resolve, reject) => {
         this.#waiting = { seq, resolve, reject };
       });
     });
+  }
+
+  /**
+   * Runs one synchronous entry. A throw that is not a limit (the isolate is
+   * alive and time is left) is not the end of the call: isolated-vm rethrows
+   * an unhandled rejection of the guest as the entry's error, and a tool's
+   * detached promise must not fail a call that answers normally. The call
+   * goes on; if it never answers, the deadline ends it.
+   */
+  #enter<T>(entry: () => T): T | undefined {
+    try {
+      return entry();
+    } catch (error) {
+      if (!this.alive || performance.now() >= this.#callDeadline - 1) throw error;
+      return undefined;
+    }
   }
 
   #poll(seq: number): unknown {
@@ -180,7 +201,9 @@ export class ToolIsolate {
     if (waiting === undefined || waiting.seq !== seq || !this.alive) return;
     this.#waiting = undefined;
     try {
-      waiting.resolve(this.#poll(waiting.seq));
+      const text = this.#enter(() => this.#poll(waiting.seq));
+      if (text === undefined || text === "") this.#waiting = waiting;
+      else waiting.resolve(text);
     } catch (error) {
       waiting.reject(error as Error);
     }
@@ -204,6 +227,12 @@ export class ToolIsolate {
         result = { end: "crash", message: "the corral runtime answered with a non-string", metrics: zeroMetrics() };
       } else if (text.length > limits.maxOutputBytes + ENVELOPE_SLACK_CHARS) {
         result = { end: "output_too_large", message: `the result is larger than ${limits.maxOutputBytes} bytes`, metrics: zeroMetrics() };
+      } else if (text.startsWith(ERROR_ENVELOPE_PREFIX) && this.#nearMemoryLimit(limits.memoryMb)) {
+        // The tool failed with its isolate full: an allocation was refused at
+        // the limit (isolated-vm refuses ArrayBuffers past memoryLimit with a
+        // RangeError and leaves the isolate alive). That is the memory limit
+        // stopping it, whatever the tool made of the refusal.
+        result = { end: "memory", message: failureMessage("memory", limits, undefined), metrics: zeroMetrics() };
       } else {
         result = { end: "completed", text, metrics: zeroMetrics() };
       }
@@ -221,7 +250,15 @@ export class ToolIsolate {
       cpuMs: Math.max(0, Number(this.#cpuNs() - cpuBefore) / 1e6),
       heapBytes: this.#heapAfter(performance.now() - started),
     };
+    // An isolate left near its limit is not kept warm: its next call would
+    // start out of room. (A call that filled it was slow, so the reading is fresh.)
+    if (this.alive && this.heapBytes >= limits.memoryMb * 1024 * 1024 * NEAR_LIMIT) this.dispose();
     return result;
+  }
+
+  /** Heap plus ArrayBuffer memory at 90% of the limit or more (a fresh reading). */
+  #nearMemoryLimit(memoryMb: number): boolean {
+    return this.#updateHeap() >= memoryMb * 1024 * 1024 * NEAR_LIMIT;
   }
 
   /** A throw from isolated-vm: which limit, if any, did it come from? */
@@ -248,7 +285,7 @@ export class ToolIsolate {
       if (!this.#inCall || !this.alive) return;
       const left = Math.max(1, Math.floor(this.#callDeadline - performance.now()));
       try {
-        this.#api.fire.applySync(undefined, [id], { arguments: { copy: true }, timeout: left });
+        this.#enter(() => this.#api.fire.applySync(undefined, [id], { arguments: { copy: true }, timeout: left }));
       } catch {
         // A timer callback that ran past the deadline, or hit the memory
         // limit: end the call now rather than at the deadline.

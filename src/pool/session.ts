@@ -208,8 +208,22 @@ export class WorkerSession {
     this.#ended = true;
     this.#clearHeadTimers();
     const [head, ...orphans] = this.#fifo.splice(0);
-    if (head !== undefined) head.settle(this.#stop !== undefined ? { ok: false, ...this.#stop } : await this.#explainDeath(error));
+    if (head !== undefined) head.settle(await this.#outcomeOfEnd(error));
     this.#hooks.ended(this, orphans);
+  }
+
+  async #outcomeOfEnd(error: unknown): Promise<PoolOutcome> {
+    const stop = this.#stop;
+    if (stop === undefined) return this.#explainDeath(error);
+    if (stop.kind === "timeout" && this.#worker !== undefined) {
+      // Killed at the deadline while V8 was already failing an allocation:
+      // its own words on stderr say so, and that is the memory limit.
+      const death = await this.#worker.death();
+      if (diedOfMemory(death.stderr)) {
+        return { ok: false, kind: "memory", message: "the tool exhausted its memory and its worker did not recover; the worker was killed" };
+      }
+    }
+    return { ok: false, ...stop };
   }
 
   async #explainDeath(error: unknown): Promise<PoolOutcome> {

@@ -58,5 +58,5 @@ export class WorkerProcess {
 
 /** V8 and isolated-vm's own words for running out of memory. */
 export function diedOfMemory(stderr: string): boolean {
-  return /out of memory|heap limit|allocation failed|Reached heap limit/i.test(stderr);
+  return /out of memory|heap limit|allocation failed|is_heap_oom = 1|CALL_AND_RETRY_LAST|Last few GCs/i.test(stderr);
 }

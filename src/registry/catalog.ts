@@ -4,15 +4,26 @@
  * looked up as own keys of a Map, so `constructor` or `__proto__` is never a
  * tool by accident. Loading a source again replaces all of its tools at once.
  */
-import type { BundleRef } from "../../sandbox/protocol.js";
+import type { BundleRef, Control } from "../../sandbox/protocol.js";
+import type { ErrorKind } from "../result.js";
 import type { Manifest } from "./manifest.js";
+
+/** What a built-in (host-side, trusted) tool answers. */
+export type BuiltinAnswer =
+  | { ok: true; text: string; structured?: unknown; control?: Control }
+  | { ok: false; kind: ErrorKind; message: string };
+
+export type BuiltinRun = (input: unknown, context: { callId: string; signal: AbortSignal | undefined }) => Promise<BuiltinAnswer>;
+
+/** How a tool runs: its bundle in a sandbox, or a built-in function of the host. */
+export type Runner = { kind: "sandbox"; bundle: BundleRef } | { kind: "builtin"; run: BuiltinRun };
 
 export type CatalogEntry = {
   manifest: Manifest;
   source: string;
   /** The bundle's content hash: the source's version. */
   version: string;
-  bundle: BundleRef;
+  runner: Runner;
 };
 
 export class Catalog {
@@ -25,6 +36,14 @@ export class Catalog {
 
   list(): CatalogEntry[] {
     return [...this.#byName.values()];
+  }
+
+  /** Tools of one source. */
+  ofSource(source: string): CatalogEntry[] {
+    return (this.#bySource.get(source) ?? []).flatMap((name) => {
+      const entry = this.#byName.get(name);
+      return entry === undefined ? [] : [entry];
+    });
   }
 
   /** Names in `manifests` already owned by a different source. */

@@ -7,14 +7,15 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { CorralError } from "../errors.js";
 
-export const SOURCE_PATTERN = /^(plugin|agent|host):[^\s\0]{1,256}$/;
+/** A kind, a colon, then 1-1024 characters with no control characters (a plugin path may hold spaces). */
+export const SOURCE_PATTERN = /^(plugin|agent|host):[^\u0000-\u001f\u007f]{1,1024}$/;
 export type SourceKind = "plugin" | "agent" | "host";
 
 export function checkSourceId(source: string): SourceKind {
   if (!SOURCE_PATTERN.test(source)) {
     throw new CorralError(
       "invalid_source",
-      `"${source.slice(0, 80)}" is not a source id: use plugin:<path>, agent:<id> or host:<name>`,
+      `"${source.slice(0, 80)}" is not a source id: use plugin:<path>, agent:<id> or host:<name> (at most 1024 characters, no control characters)`,
       { source },
     );
   }

@@ -55,7 +55,7 @@ export function tempDir(prefix = "corral-test-"): { path: string; remove: () => 
 export async function withHost<T>(fn: (host: Host) => Promise<T>, options: HostOptions = {}): Promise<T> {
   const before = childPids();
   const cache = tempDir();
-  const host = createHost({ workers: 1, cacheDir: join(cache.path, "cache"), ...options });
+  const host = createHost({ workers: 1, cacheDir: join(cache.path, "cache"), ledger: { store: join(cache.path, "ledger.db") }, ...options });
   try {
     return await fn(host);
   } finally {

@@ -1,0 +1,47 @@
+/**
+ * @module src/cli/commands/audit
+ * `corral audit [source]`: what the ledger knows, read straight from its file
+ * (no host, no workers), so it shows what a running host has recorded up to
+ * its last call. Without a source: every source and its tools, most trouble
+ * first. With one: that source's totals, recent strikes and changes of state.
+ */
+import { checkSourceId } from "../../registry/source.js";
+import { CliFailure, EXIT, UsageError, withCliLedger, writeLines, type CliContext, type ExitCode } from "../context.js";
+import { toJson } from "../format.js";
+import { auditTableLines, PIPE_LINE_CHARS, sourceReportLines } from "../format-audit.js";
+
+export type AuditOptions = {
+  json: boolean;
+  /** How many changes of state a source's report lists. @default the ledger's (20) */
+  events?: number;
+  /** How many strikes with their messages a source's report lists. @default the ledger's (10) */
+  strikes?: number;
+};
+
+export async function auditCommand(source: string | undefined, options: AuditOptions, context: CliContext): Promise<ExitCode> {
+  if (source === undefined && (options.events !== undefined || options.strikes !== undefined)) {
+    throw new UsageError("--events and --strikes apply to one source's report: corral audit <source>");
+  }
+  // Checked before the file is opened: a malformed id is misuse (2) whatever the ledger holds.
+  if (source !== undefined) checkSourceId(source);
+  const { stdout } = context.io;
+  const lineChars = stdout.isTTY === true && stdout.columns !== undefined ? stdout.columns : PIPE_LINE_CHARS;
+
+  return withCliLedger(context, async (ledger) => {
+    if (source === undefined) {
+      const rows = await ledger.summary();
+      if (options.json) stdout.write(toJson(rows));
+      else if (rows.length === 0) stdout.write(`no calls recorded in ${context.ledgerFile}\n`);
+      else writeLines(stdout, auditTableLines(rows, context.ledgerFile, lineChars));
+      return EXIT.ok;
+    }
+    const limits: { events?: number; strikes?: number } = {};
+    if (options.events !== undefined) limits.events = options.events;
+    if (options.strikes !== undefined) limits.strikes = options.strikes;
+    const report = await ledger.sourceReport(source, limits);
+    if (report === null) throw new CliFailure(`${source} has no record in ${context.ledgerFile}; \`corral audit\` lists the sources it knows`);
+    if (options.json) stdout.write(toJson(report));
+    else writeLines(stdout, sourceReportLines(report, lineChars));
+    return EXIT.ok;
+  });
+}

@@ -1,0 +1,12 @@
+/**
+ * @module src/cli/commands
+ * One function per `corral` command; each takes its parsed arguments and a
+ * CliContext, owns its host (or, for the operator's commands, its ledger),
+ * and answers an exit code.
+ */
+export { runCommand, type RunOptions } from "./run.js";
+export { checkCommand, type CheckOptions } from "./check.js";
+export { listCommand, type ListOptions } from "./list.js";
+export { demoCommand } from "./demo.js";
+export { auditCommand, type AuditOptions } from "./audit.js";
+export { parseUntil, quarantineCommand, releaseCommand, type QuarantineOptions, type ReleaseOptions } from "./quarantine.js";

@@ -1,0 +1,99 @@
+/**
+ * @module src/cli/context
+ * What every command is handed: where to print, the logger, the cache folder,
+ * the ledger file, a progress line for slow steps, and the host or ledger it
+ * opens and always closes. Also the exit codes, UsageError (the throw that
+ * main turns into 2) and CliFailure (the throw it turns into 1).
+ */
+import { existsSync, statSync } from "node:fs";
+import type { Logger } from "pino";
+import { CorralError, createHost, Ledger, type Host } from "../index.js";
+
+/** The CLI's whole contract with its caller: 0 ok, 1 a tool or load failed, 2 misuse. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** Enough of a stream to print to; tests may pass plain objects. `columns`: a terminal's width. */
+export type OutputStream = { write(text: string): unknown; isTTY?: boolean; columns?: number };
+export type CliIo = { stdout: OutputStream; stderr: OutputStream };
+
+export const PROCESS_IO: CliIo = { stdout: process.stdout, stderr: process.stderr };
+
+/** The user asked for something that cannot mean anything: bad argument, bad JSON, no such tool. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** Well-formed, but it could not be done: no ledger at that path, a source the ledger never saw. */
+export class CliFailure extends Error {
+  override name = "CliFailure";
+}
+
+export type CliContext = {
+  io: CliIo;
+  logger: Logger;
+  /** @default ".corral/cache" in the working directory, as the host's own default */
+  cacheDir: string;
+  /** @default ".corral/ledger.db" in the working directory, as the host's own default */
+  ledgerFile: string;
+  /**
+   * Announces a step that may take a second. It goes to stderr, always, so
+   * that stdout holds only the command's answer (`--json` stays parseable).
+   */
+  progress(step: string): void;
+};
+
+export function writeLines(stream: OutputStream, lines: readonly string[]): void {
+  if (lines.length > 0) stream.write(`${lines.join("\n")}\n`);
+}
+
+/**
+ * Runs `fn` with a fresh host and closes it however `fn` ends: an open host
+ * keeps sandbox worker processes alive, and the CLI would then never exit.
+ */
+export async function withCliHost<T>(
+  context: CliContext,
+  workers: number,
+  fn: (host: Host) => Promise<T>,
+  /** The demo keeps its record in memory: run after run, it must show the same thing. */
+  ledgerStore: string | false = context.ledgerFile,
+): Promise<T> {
+  const host = createHost({ workers, cacheDir: context.cacheDir, logger: context.logger, ledger: { store: ledgerStore } });
+  try {
+    return await fn(host);
+  } finally {
+    await host.close();
+  }
+}
+
+/**
+ * Runs `fn` with the ledger file opened directly (no host, no workers) and
+ * closes it however `fn` ends. The file must exist: opening a SQLite path
+ * creates it, so a mistyped --ledger would otherwise show an empty, healthy
+ * ledger, or quarantine a source in a file no host reads.
+ */
+export async function withCliLedger<T>(context: CliContext, fn: (ledger: Ledger) => Promise<T>): Promise<T> {
+  const file = context.ledgerFile;
+  if (!existsSync(file)) {
+    throw new CliFailure(`there is no ledger at ${file}; a host creates it when it starts, or pass the one it uses with --ledger <file>`);
+  }
+  if (!statSync(file).isFile()) throw new CliFailure(`${file} is not a file; --ledger takes the SQLite file a host records in`);
+  let ledger: Ledger;
+  try {
+    ledger = new Ledger({ store: file });
+  } catch (error) {
+    throw asFailure(error);
+  }
+  try {
+    return await fn(ledger);
+  } catch (error) {
+    throw asFailure(error);
+  } finally {
+    await ledger.close();
+  }
+}
+
+/** A store that cannot be read (not SQLite, locked, a newer schema) is no misuse of the command line: exit 1, not 2. */
+function asFailure(error: unknown): unknown {
+  return error instanceof CorralError && error.code === "ledger_unavailable" ? new CliFailure(error.message) : error;
+}

@@ -1,0 +1,46 @@
+/**
+ * @module src/events
+ * Typed events of the host, for screens and logs: `host.on(listener)` or the
+ * `onEvent` option. Listeners run synchronously after the fact; one that
+ * throws is logged and ignored, so a faulty screen never breaks a call.
+ */
+import type { Logger } from "pino";
+import type { ToolResult } from "./result.js";
+
+export type HostEvent =
+  | { type: "tool_execution_start"; callId: string; tool: string; source?: string; at: number }
+  /** The gate allowed the call and it took a slot: its clock starts now. */
+  | { type: "tool_running"; callId: string; tool: string; source: string; at: number }
+  /** With the whole result, `details` included (never sent to a model). */
+  | { type: "tool_execution_end"; callId: string; tool: string; source?: string; result: ToolResult; at: number }
+  | { type: "quarantine"; source: string; reason: string; since: number; until: number | null; at: number }
+  | { type: "release"; source: string; actor: string; at: number }
+  | { type: "worker_crash"; message: string; at: number };
+
+export type HostEventListener = (event: HostEvent) => void;
+
+export class EventHub {
+  readonly #listeners = new Set<HostEventListener>();
+  readonly #logger: Logger;
+
+  constructor(logger: Logger, initial?: HostEventListener) {
+    this.#logger = logger;
+    if (initial !== undefined) this.#listeners.add(initial);
+  }
+
+  /** Adds a listener; the returned function removes it. */
+  on(listener: HostEventListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  emit(event: HostEvent): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.#logger.warn({ err: error, event: event.type }, "an event listener threw; ignored");
+      }
+    }
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * @module src/host/call-path
+ * One call, one path, never a throw for a tool's failure:
+ *
+ * ```
+ * resolve (own keys) ─▶ input → JSON ─▶ quarantined? ─▶ effect policy ─▶ gate
+ *   (may take long; no clock runs) ─▶ admission (busy?) ─▶ tool_running
+ *   ─▶ run: sandbox (pool) or built-in ─▶ ToolResult ─▶ ledger.record
+ *   ─▶ audit line, tool_execution_end
+ * ```
+ * Every step that fails makes a ToolFailure with its outcome kind. Every call
+ * that reached a source is recorded in the ledger, refused ones included (a
+ * refusal is not a strike).
+ */
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import type { CallLimits } from "../../sandbox/protocol.js";
+import type { EventHub } from "../events.js";
+import { askGate, decideEffects, type BeforeToolCall, type ResolvedEffectPolicy } from "../gate/index.js";
+import type { Ledger } from "../ledger/index.js";
+import type { Admission, SandboxPool } from "../pool/index.js";
+import type { Catalog, CatalogEntry } from "../registry/index.js";
+import { checkSourceId } from "../registry/source.js";
+import type { ErrorKind, ToolResult } from "../result.js";
+import { capForModel, failure, fromEnvelope, type CallInfo, type ChannelLimits } from "./channels.js";
+import type { QuarantineView } from "./quarantine-view.js";
+import type { CallOptions } from "./types.js";
+
+export type CallDeps = {
+  catalog: Catalog;
+  pool: SandboxPool;
+  admission: Admission;
+  events: EventHub;
+  ledger: Ledger;
+  quarantine: QuarantineView;
+  effectPolicy: ResolvedEffectPolicy;
+  gate: BeforeToolCall;
+  limitsFor(entry: CatalogEntry, options: CallOptions): CallLimits;
+  channels: ChannelLimits;
+  logger: Logger;
+  logToolData: boolean;
+};
+
+export async function runCall(deps: CallDeps, name: string, input: unknown, options: CallOptions): Promise<ToolResult> {
+  const callId = randomUUID();
+  const started = performance.now();
+  const tool = String(name).slice(0, 64);
+  const entry = typeof name === "string" ? deps.catalog.get(name) : undefined;
+  deps.events.emit({ type: "tool_execution_start", callId, tool, ...(entry ? { source: entry.source } : {}), at: Date.now() });
+  const result = entry === undefined
+    ? failure({ tool, callId }, "unknown_tool", `there is no tool named "${tool}"; the tools are listed by host.tools()`)
+    : await runEntry(deps, entry, input, options, { tool, callId, source: entry.source, version: entry.version });
+  if (result.metrics.wallMs === 0) result.metrics = { ...result.metrics, wallMs: performance.now() - started };
+  await finish(deps, result, entry, input);
+  return result;
+}
+
+async function runEntry(deps: CallDeps, entry: CatalogEntry, input: unknown, options: CallOptions, info: CallInfo): Promise<ToolResult> {
+  let inputJson: string;
+  try {
+    inputJson = JSON.stringify(input === undefined ? {} : input) ?? "null";
+  } catch (error) {
+    return failure(info, "invalid_input", `the input cannot be sent as JSON: ${(error as Error).message}`);
+  }
+  const state = await deps.quarantine.check(entry.source);
+  if (state.state === "quarantined") {
+    const until = state.until === null ? "until an operator releases it" : `until ${new Date(state.until).toISOString()}`;
+    return failure(
+      info,
+      "quarantined",
+      `the source ${entry.source} is quarantined since ${new Date(state.since).toISOString()} ${until}: ${state.reason}; use another tool`,
+    );
+  }
+  const decision = decideEffects(deps.effectPolicy, checkSourceId(entry.source), entry.manifest.effects);
+  if (decision === "deny") {
+    return failure(info, "blocked", `"${entry.manifest.name}" declares effects the host's policy denies for ${entry.source}; it cannot run here`);
+  }
+  const verdict = await askGate(
+    deps.gate,
+    { callId: info.callId, tool: entry.manifest.name, source: entry.source, input: JSON.parse(inputJson), effects: entry.manifest.effects, policy: decision },
+    { signal: options.signal },
+  );
+  if (verdict.action === "block") return failure(info, "blocked", `the call was blocked: ${verdict.reason}`);
+  if (options.signal?.aborted) return failure(info, "cancelled", "the call was cancelled before it started");
+
+  const admitted = await deps.admission.admit(entry.manifest.name, options.signal);
+  if (!admitted.ok) return failure(info, admitted.reason === "busy" ? "busy" : "cancelled", admitted.message);
+  try {
+    deps.events.emit({ type: "tool_running", callId: info.callId, tool: info.tool, source: entry.source, at: Date.now() });
+    return entry.runner.kind === "builtin"
+      ? await runBuiltin(deps, entry.runner.run, JSON.parse(inputJson), info, options)
+      : await runSandboxed(deps, entry, inputJson, info, options);
+  } finally {
+    admitted.release();
+  }
+}
+
+async function runSandboxed(deps: CallDeps, entry: CatalogEntry, inputJson: string, info: CallInfo, options: CallOptions): Promise<ToolResult> {
+  if (entry.runner.kind !== "sandbox") throw new Error("corral: runSandboxed reached with a built-in");
+  const limits = deps.limitsFor(entry, options);
+  const outcome = await deps.pool.run(
+    { type: "call", callId: info.callId, bundle: entry.runner.bundle, tool: entry.manifest.name, inputJson, limits },
+    limits,
+    `${entry.runner.bundle.hash}:${limits.memoryMb}:${entry.manifest.name}`,
+    options.signal,
+  );
+  if (!outcome.ok) {
+    if (outcome.kind === "crash" || outcome.kind === "memory") {
+      deps.events.emit({ type: "worker_crash", message: outcome.message, at: Date.now() });
+    }
+    return failure(info, outcome.kind, outcome.message);
+  }
+  const reply = outcome.reply;
+  if (reply.type !== "call") return failure(info, "crash", "the sandbox worker answered a call with a load reply");
+  const withMetrics = { ...info, metrics: reply.metrics };
+  if (reply.end !== "completed" || reply.envelopeJson === undefined) {
+    const kind: ErrorKind = reply.end === "load_error" ? "tool_error" : reply.end === "completed" ? "crash" : reply.end;
+    return failure(withMetrics, kind, reply.message ?? "the call failed");
+  }
+  return fromEnvelope(withMetrics, reply.envelopeJson, deps.channels);
+}
+
+async function runBuiltin(
+  deps: CallDeps,
+  run: Extract<CatalogEntry["runner"], { kind: "builtin" }>["run"],
+  input: unknown,
+  info: CallInfo,
+  options: CallOptions,
+): Promise<ToolResult> {
+  const started = performance.now();
+  let answer;
+  try {
+    answer = await run(input, { callId: info.callId, signal: options.signal });
+  } catch (error) {
+    answer = { ok: false as const, kind: "crash" as const, message: `the built-in tool failed: ${(error as Error).message}` };
+  }
+  const metrics = { wallMs: performance.now() - started, cpuMs: 0, heapBytes: 0 };
+  if (!answer.ok) return failure({ ...info, metrics }, answer.kind, answer.message);
+  const result: ToolResult = { ok: true, ...info, metrics, output: capForModel(answer.text, deps.channels) };
+  if (answer.structured !== undefined) result.structured = answer.structured;
+  if (answer.control !== undefined) result.control = answer.control;
+  return result;
+}
+
+async function finish(deps: CallDeps, result: ToolResult, entry: CatalogEntry | undefined, input: unknown): Promise<void> {
+  const outcome = result.ok ? "ok" : result.error.kind;
+  if (entry !== undefined) {
+    try {
+      const recorded = await deps.ledger.record({
+        source: entry.source,
+        tool: entry.manifest.name,
+        version: entry.version,
+        callId: result.callId,
+        outcome,
+        wallMs: result.metrics.wallMs,
+        cpuMs: result.metrics.cpuMs,
+        heapBytes: result.metrics.heapBytes,
+        ...(result.ok ? {} : { message: result.error.message }),
+      });
+      deps.quarantine.learn(recorded.state);
+    } catch (error) {
+      // The ledger must not turn a finished call into a throw; say so loudly.
+      deps.logger.error({ err: error, callId: result.callId }, "the ledger could not record a call");
+    }
+  }
+  deps.logger.info(
+    {
+      event: "call",
+      tool: result.tool,
+      source: result.source,
+      version: result.version,
+      callId: result.callId,
+      outcome,
+      wallMs: Math.round(result.metrics.wallMs * 100) / 100,
+      cpuMs: Math.round(result.metrics.cpuMs * 100) / 100,
+      heapBytes: result.metrics.heapBytes,
+      ...(deps.logToolData ? { input, output: result.ok ? result.output : undefined } : {}),
+    },
+    "tool call",
+  );
+  deps.events.emit({ type: "tool_execution_end", callId: result.callId, tool: result.tool, ...(result.source ? { source: result.source } : {}), result, at: Date.now() });
+}

@@ -1,0 +1,245 @@
+/**
+ * @module src/host/host
+ * createHost(options): the library's entry point. The Host owns the bundle
+ * cache, the catalog, the sandbox pool, the admission queue and the ledger,
+ * and frees the pool and the ledger in close(). Loading is in loader.ts, the
+ * call path in call-path.ts, result channels in channels.ts.
+ */
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import pino, { type Logger } from "pino";
+import type { CallLimits } from "../../sandbox/protocol.js";
+import { createToolTool, toolSearchTool, BUILTIN_SOURCE, TOOL_SEARCH } from "../builtins/index.js";
+import { BundleCache } from "../compile/index.js";
+import { HostClosedError } from "../errors.js";
+import { EventHub, type HostEventListener } from "../events.js";
+import { defaultGate, resolveEffectPolicy } from "../gate/index.js";
+import { Ledger, type SourceReport, type SourceRow, type SourceState, type StateChange } from "../ledger/index.js";
+import { resolveHostOptions, type HostOptions, type ResolvedHostOptions } from "../options.js";
+import { Admission, SandboxPool } from "../pool/index.js";
+import { Catalog, declare, type CatalogEntry } from "../registry/index.js";
+import { checkSourceId, isPluginCandidate } from "../registry/source.js";
+import type { ToolResult } from "../result.js";
+import { runCall, type CallDeps } from "./call-path.js";
+import { Loader } from "./loader.js";
+import { QuarantineView } from "./quarantine-view.js";
+import type { AuthorRequest, CallOptions, Host, LoadRequest, LoadResult, ToolDeclaration, ToolInfo } from "./types.js";
+
+const AGENT_ID = /^[A-Za-z0-9_.-]{1,128}$/;
+
+export function createHost(options: HostOptions = {}): Host {
+  return new CorralHost(resolveHostOptions(options));
+}
+
+class CorralHost implements Host {
+  readonly #options: ResolvedHostOptions;
+  readonly #logger: Logger;
+  readonly #catalog = new Catalog();
+  readonly #pool: SandboxPool;
+  readonly #admission: Admission;
+  readonly #events: EventHub;
+  readonly #ledger: Ledger;
+  readonly #quarantine: QuarantineView;
+  readonly #loader: Loader;
+  readonly #callDeps: CallDeps;
+  #closed = false;
+
+  constructor(options: ResolvedHostOptions) {
+    this.#options = options;
+    this.#logger = options.logger ?? pino({ level: "silent" });
+    this.#events = new EventHub(this.#logger, options.onEvent);
+    this.#ledger = new Ledger({
+      ...options.ledger,
+      onEvent: (event) => {
+        this.#logger.info({ event: "state", ...event }, `source ${event.kind}`);
+        if (event.kind === "release" || event.kind === "expire") {
+          this.#events.emit({ type: "release", source: event.source, actor: event.actor, at: event.at });
+        } else {
+          this.#events.emit({ type: "quarantine", source: event.source, reason: event.reason, since: event.at, until: event.until, at: event.at });
+        }
+      },
+    });
+    this.#quarantine = new QuarantineView(this.#ledger);
+    this.#pool = new SandboxPool({
+      workers: options.workers,
+      spareWorkers: options.spareWorkers,
+      pipelineDepth: options.pipelineDepth,
+      watchdogGraceMs: options.watchdogGraceMs,
+      workerMemorySlackMb: options.workerMemorySlackMb,
+      worker: { maxWarmIsolates: options.maxWarmIsolates, maxWarmHeapMb: options.maxWarmHeapMb, loadTimeoutMs: options.loadTimeoutMs },
+      logger: this.#logger,
+    });
+    this.#admission = new Admission({ maxInFlight: options.maxInFlight, maxInFlightPerTool: options.maxInFlightPerTool, maxQueue: options.maxQueue });
+    this.#loader = new Loader({
+      cache: new BundleCache(options.cacheDir),
+      pool: this.#pool,
+      catalog: this.#catalog,
+      loadLimits: { timeoutMs: options.loadTimeoutMs, memoryMb: options.loadMemoryMb, maxOutputBytes: options.maxOutputBytes, maxDepth: options.maxDepth },
+    });
+    this.#callDeps = {
+      catalog: this.#catalog,
+      pool: this.#pool,
+      admission: this.#admission,
+      events: this.#events,
+      ledger: this.#ledger,
+      quarantine: this.#quarantine,
+      effectPolicy: resolveEffectPolicy(options.effects),
+      gate: options.beforeToolCall ?? defaultGate,
+      limitsFor: (entry, callOptions) => this.#limits(entry, callOptions),
+      channels: { maxModelOutputChars: options.maxModelOutputChars, maxModelOutputLines: options.maxModelOutputLines, maxImageBytes: options.maxImageBytes },
+      logger: this.#logger,
+      logToolData: options.logToolData,
+    };
+    this.#registerBuiltins();
+  }
+
+  #registerBuiltins(): void {
+    const builtins: CatalogEntry[] = [toolSearchTool(() => this.#catalog.list())];
+    if (this.#options.createTool !== undefined) {
+      const { agent, exposure } = this.#options.createTool;
+      builtins.push(createToolTool(exposure ?? "hidden", (code) => this.author({ agent, code })));
+    }
+    this.#catalog.replaceSource(BUILTIN_SOURCE, builtins);
+  }
+
+  get alive(): boolean {
+    return !this.#closed;
+  }
+
+  #assertAlive(): void {
+    if (this.#closed) throw new HostClosedError("the host");
+  }
+
+  async load(request: LoadRequest): Promise<LoadResult> {
+    this.#assertAlive();
+    return this.#finishLoad(await this.#loader.load(request));
+  }
+
+  async author(request: AuthorRequest): Promise<LoadResult> {
+    this.#assertAlive();
+    const source = `agent:${request.agent}`;
+    if (typeof request.agent !== "string" || !AGENT_ID.test(request.agent)) {
+      return { ok: false, source, error: { kind: "compile_error", message: "an agent id is 1-128 letters, digits, '_', '.' or '-'" } };
+    }
+    const state = await this.#quarantine.check(source);
+    if (state.state === "quarantined") {
+      return { ok: false, source, error: { kind: "quarantined", message: `${source} is quarantined (${state.reason}); it cannot register tools until an operator releases it` } };
+    }
+    const limits = { maxTools: this.#options.maxToolsPerAgent, maxSourceBytes: this.#options.maxAgentSourceBytes };
+    return this.#finishLoad(await this.#loader.load({ source, code: request.code }, limits));
+  }
+
+  #finishLoad(result: LoadResult): LoadResult {
+    if (!result.ok) {
+      this.#logger.info({ event: "load", source: result.source, outcome: result.error.kind }, "source failed to load");
+      return result;
+    }
+    const tools = this.#catalog.ofSource(result.source).map((entry) => this.#info(entry));
+    this.#logger.info({ event: "load", source: result.source, version: result.version, tools: tools.map((t) => t.name), cached: result.cached }, "source loaded");
+    return { ...result, tools };
+  }
+
+  async loadDirectory(dir: string): Promise<LoadResult[]> {
+    this.#assertAlive();
+    const names = readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => isPluginCandidate(entry.name, entry.isDirectory()))
+      .map((entry) => entry.name)
+      .sort();
+    const results: LoadResult[] = [];
+    for (const name of names) results.push(await this.load({ path: join(dir, name) }));
+    return results;
+  }
+
+  tools(): ToolInfo[] {
+    this.#assertAlive();
+    return this.#catalog.list().map((entry) => this.#info(entry));
+  }
+
+  declarations(options: { activated?: Iterable<string> } = {}): ToolDeclaration[] {
+    this.#assertAlive();
+    const entries = this.#catalog.list();
+    const activated = new Set(options.activated ?? []);
+    const waiting = entries.some((entry) => entry.manifest.exposure === "deferred" && !activated.has(entry.manifest.name) && !this.#quarantine.isQuarantined(entry.source));
+    // tool_search is declared only while deferred tools wait to be found.
+    return declare(entries, (source) => this.#quarantine.isQuarantined(source), activated).filter((d) => d.name !== TOOL_SEARCH || waiting);
+  }
+
+  call(name: string, input: unknown, options: CallOptions = {}): Promise<ToolResult> {
+    this.#assertAlive();
+    return runCall(this.#callDeps, name, input, options);
+  }
+
+  on(listener: HostEventListener): () => void {
+    return this.#events.on(listener);
+  }
+
+  async sourceState(source: string): Promise<SourceState> {
+    this.#assertAlive();
+    checkSourceId(source);
+    return this.#quarantine.check(source);
+  }
+
+  async quarantine(source: string, options: { reason: string; until?: number | null; actor?: string }): Promise<StateChange> {
+    this.#assertAlive();
+    const change = await this.#ledger.quarantine(source, { reason: options.reason, until: options.until ?? null, actor: options.actor ?? "operator" });
+    this.#quarantine.learn(change.state);
+    return change;
+  }
+
+  async release(source: string, options: { reason?: string; actor?: string } = {}): Promise<StateChange> {
+    this.#assertAlive();
+    const change = await this.#ledger.release(source, { actor: options.actor ?? "operator", ...(options.reason ? { reason: options.reason } : {}) });
+    this.#quarantine.learn(change.state);
+    return change;
+  }
+
+  audit(): Promise<SourceRow[]> {
+    this.#assertAlive();
+    return this.#ledger.summary();
+  }
+
+  auditSource(source: string): Promise<SourceReport | null> {
+    this.#assertAlive();
+    return this.#ledger.sourceReport(source);
+  }
+
+  #limits(entry: CatalogEntry, options: CallOptions): CallLimits {
+    const o = this.#options;
+    const timeoutMs = Math.min(options.timeoutMs ?? entry.manifest.limits.timeoutMs ?? o.defaultTimeoutMs, o.maxTimeoutMs);
+    const memoryMb = Math.min(options.memoryMb ?? entry.manifest.limits.memoryMb ?? o.defaultMemoryMb, o.maxMemoryMb);
+    return { timeoutMs: Math.max(1, Math.floor(timeoutMs)), memoryMb: Math.max(8, Math.floor(memoryMb)), maxOutputBytes: o.maxOutputBytes, maxDepth: o.maxDepth };
+  }
+
+  #info(entry: CatalogEntry): ToolInfo {
+    const { manifest } = entry;
+    const limits = this.#limits(entry, {});
+    const info: ToolInfo = {
+      name: manifest.name,
+      description: manifest.description,
+      source: entry.source,
+      version: entry.version,
+      inputSchema: manifest.inputSchema,
+      effects: manifest.effects,
+      exposure: manifest.exposure,
+      limits: { timeoutMs: limits.timeoutMs, memoryMb: limits.memoryMb },
+    };
+    if (manifest.outputSchema !== undefined) info.outputSchema = manifest.outputSchema;
+    return info;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#quarantine.close();
+    this.#admission.close();
+    try {
+      await this.#pool.close();
+    } finally {
+      await this.#ledger.close();
+    }
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}

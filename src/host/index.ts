@@ -1,0 +1,7 @@
+/**
+ * @module src/host
+ * The host: createHost and the shapes it takes and answers.
+ */
+export { createHost } from "./host.js";
+export { IMAGE_MIME_TYPES } from "./channels.js";
+export type { AuthorRequest, CallOptions, Host, LoadFailureKind, LoadRequest, LoadResult, ToolDeclaration, ToolInfo } from "./types.js";

@@ -1,0 +1,114 @@
+/**
+ * @module src/host/loader
+ * From source to registered tools: compile (cached), describe in a fresh
+ * isolate (cached by bundle hash), check the manifests on the host, refuse
+ * names another source owns, then replace the source's tools in the catalog.
+ * Agents' submissions go through the same path with their own limits.
+ */
+import type { BundleRef, CallLimits } from "../../sandbox/protocol.js";
+import type { BundleCache, CompileResult } from "../compile/index.js";
+import type { SandboxPool } from "../pool/index.js";
+import { checkManifests, type Catalog, type CatalogEntry, type Manifest } from "../registry/index.js";
+import { checkSourceId, pluginSourceId, resolvePluginPath } from "../registry/source.js";
+import type { Diagnostic } from "../result.js";
+import type { LoadFailureKind, LoadRequest, LoadResult } from "./types.js";
+
+export type LoaderDeps = {
+  cache: BundleCache;
+  pool: SandboxPool;
+  catalog: Catalog;
+  loadLimits: CallLimits;
+};
+
+type Described = { ok: true; manifests: Manifest[] } | { ok: false; kind: LoadFailureKind; message: string };
+
+export type AuthorLimits = { maxTools: number; maxSourceBytes: number };
+
+export class Loader {
+  readonly #deps: LoaderDeps;
+  readonly #manifests = new Map<string, Manifest[]>();
+
+  constructor(deps: LoaderDeps) {
+    this.#deps = deps;
+  }
+
+  /** The source id a request will load under (checked). */
+  sourceOf(request: LoadRequest): string {
+    const source = "code" in request ? request.source : (request.source ?? pluginSourceId(request.path));
+    checkSourceId(source);
+    return source;
+  }
+
+  async load(request: LoadRequest, authorLimits?: AuthorLimits): Promise<LoadResult> {
+    const source = this.sourceOf(request);
+    const fail = (kind: LoadFailureKind, message: string, diagnostics?: Diagnostic[]): LoadResult => ({
+      ok: false,
+      source,
+      error: diagnostics === undefined ? { kind, message } : { kind, message, diagnostics },
+    });
+    let compiled: CompileResult;
+    if ("code" in request) {
+      if (authorLimits !== undefined && Buffer.byteLength(request.code) > authorLimits.maxSourceBytes) {
+        return fail("compile_error", `the source is larger than ${authorLimits.maxSourceBytes} bytes; submit a smaller module`);
+      }
+      compiled = await this.#deps.cache.compile({ kind: "text", code: request.code, sourceName: source });
+    } else {
+      const resolved = resolvePluginPath(request.path);
+      if ("error" in resolved) return fail("compile_error", resolved.error);
+      compiled = await this.#deps.cache.compile({ kind: "file", entry: resolved.entry, root: resolved.root });
+    }
+    if (!compiled.ok) return fail("compile_error", formatDiagnostics(compiled.diagnostics), compiled.diagnostics);
+
+    const bundle: BundleRef = { hash: compiled.hash, filename: source };
+    if (compiled.path !== undefined) bundle.path = compiled.path;
+    else bundle.code = compiled.code;
+
+    const described = await this.#describe(bundle);
+    if (!described.ok) return fail(described.kind, described.message);
+    const names = described.manifests.map((manifest) => manifest.name);
+    if (authorLimits !== undefined && names.length > authorLimits.maxTools) {
+      return fail("compile_error", `the module defines ${names.length} tools; an agent may have at most ${authorLimits.maxTools}`);
+    }
+    const conflicts = this.#deps.catalog.conflicts(source, names);
+    if (conflicts.length > 0) {
+      const list = conflicts.map((c) => `"${c.name}" (owned by ${c.owner})`).join(", ");
+      return fail("compile_error", `tool names already taken by another source: ${list}; rename the tools`);
+    }
+    const entries: CatalogEntry[] = described.manifests.map((manifest) => ({
+      manifest,
+      source,
+      version: compiled.hash,
+      runner: { kind: "sandbox", bundle },
+    }));
+    this.#deps.catalog.replaceSource(source, entries);
+    return { ok: true, source, version: compiled.hash, cached: compiled.cached, tools: [] };
+  }
+
+  async #describe(bundle: BundleRef): Promise<Described> {
+    const known = this.#manifests.get(bundle.hash);
+    if (known !== undefined) return { ok: true, manifests: known };
+    const limits = this.#deps.loadLimits;
+    const outcome = await this.#deps.pool.run({ type: "describe", bundle, limits }, limits, `describe:${bundle.hash}`);
+    if (!outcome.ok) {
+      return { ok: false, kind: outcome.kind === "cancelled" ? "crash" : outcome.kind, message: `loading the module failed: ${outcome.message}` };
+    }
+    const reply = outcome.reply;
+    if (reply.type !== "describe") return { ok: false, kind: "crash", message: "the sandbox worker answered a load with a call reply" };
+    if (reply.end === "load_error") return { ok: false, kind: "compile_error", message: reply.message ?? "the module failed to load" };
+    if (reply.end !== "completed" || reply.manifestsJson === undefined) {
+      const kind = reply.end === "timeout" || reply.end === "memory" ? reply.end : "crash";
+      return { ok: false, kind, message: reply.message ?? "describing the module's tools failed" };
+    }
+    const checked = checkManifests(reply.manifestsJson);
+    if (!checked.ok) return { ok: false, kind: "compile_error", message: checked.message };
+    this.#manifests.set(bundle.hash, checked.manifests);
+    return { ok: true, manifests: checked.manifests };
+  }
+}
+
+export function formatDiagnostics(diagnostics: Diagnostic[]): string {
+  return diagnostics
+    .slice(0, 10)
+    .map((d) => (d.file !== undefined && d.line !== undefined ? `${d.file}:${d.line}:${d.column ?? 1}: ${d.message}` : d.message))
+    .join("\n");
+}

@@ -1,0 +1,71 @@
+/**
+ * @module src/host/types
+ * The public shapes of the host: what load, author and call take and answer,
+ * and the Host itself.
+ */
+import type { Manifest } from "../registry/index.js";
+import type { Diagnostic, ErrorKind, ToolResult } from "../result.js";
+import type { HostEventListener } from "../events.js";
+import type { SourceReport, SourceRow, SourceState, StateChange } from "../ledger/index.js";
+
+export type LoadRequest =
+  | { /** `agent:<id>` or `host:<name>` */ source: string; code: string }
+  | { /** A tool file or a plugin folder. */ path: string; /** @default plugin:<path> */ source?: string };
+
+export type AuthorRequest = {
+  /** The agent's id: its tools are registered under `agent:<agent>`. */
+  agent: string;
+  /** TypeScript source of one module. */
+  code: string;
+};
+
+export type ToolInfo = {
+  name: string;
+  description: string;
+  source: string;
+  version: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  effects: string[] | null;
+  exposure: Manifest["exposure"];
+  /** The limits calls get by default, after the host's caps. */
+  limits: { timeoutMs: number; memoryMb: number };
+};
+
+/** A tool as a model sees it, in the Messages API's shape. */
+export type ToolDeclaration = { name: string; description: string; input_schema: Record<string, unknown> };
+
+export type LoadFailureKind = Extract<ErrorKind, "compile_error" | "timeout" | "memory" | "crash" | "quarantined">;
+export type LoadResult =
+  | { ok: true; source: string; version: string; cached: boolean; tools: ToolInfo[] }
+  | { ok: false; source: string; error: { kind: LoadFailureKind; message: string; diagnostics?: Diagnostic[] } };
+
+export type CallOptions = {
+  signal?: AbortSignal;
+  /** Lower this call's time limit (never above the host's maximum). */
+  timeoutMs?: number;
+  memoryMb?: number;
+};
+
+export type Host = {
+  load(request: LoadRequest): Promise<LoadResult>;
+  /** Loads every tool file and plugin folder directly inside `dir`. */
+  loadDirectory(dir: string): Promise<LoadResult[]>;
+  /** Registers tools an agent wrote, under `agent:<id>`, within the authoring limits. */
+  author(request: AuthorRequest): Promise<LoadResult>;
+  call(name: string, input: unknown, options?: CallOptions): Promise<ToolResult>;
+  tools(): ToolInfo[];
+  /** Tools to declare to a model: direct and model_only, minus quarantined, plus activated deferred ones. */
+  declarations(options?: { activated?: Iterable<string> }): ToolDeclaration[];
+  /** Adds an event listener; the returned function removes it. */
+  on(listener: HostEventListener): () => void;
+  /** The ledger, for operators. */
+  sourceState(source: string): Promise<SourceState>;
+  quarantine(source: string, options: { reason: string; until?: number | null; actor?: string }): Promise<StateChange>;
+  release(source: string, options?: { reason?: string; actor?: string }): Promise<StateChange>;
+  audit(): Promise<SourceRow[]>;
+  auditSource(source: string): Promise<SourceReport | null>;
+  readonly alive: boolean;
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+};

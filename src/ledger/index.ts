@@ -1,0 +1,40 @@
+/**
+ * @module src/ledger
+ * What the rest of corral may use of the ledger: the Ledger, its options
+ * and results, the policy, the stores and the data they report.
+ */
+
+// The ledger
+export { Ledger, QuarantineRequest, ReleaseRequest, type RecordResult, type StateChange } from "./ledger.js";
+export { LEDGER_DEFAULTS, LedgerOptions } from "./options.js";
+export { InvalidCallRecordError, LedgerClosedError, LedgerUnavailableError } from "./errors.js";
+
+// Policy
+export { DEFAULT_POLICY, QuarantinePolicy, UNTIL_RELEASED_POLICY, decideQuarantine, type QuarantineDecision } from "./policy.js";
+
+// Stores
+export type { Applied, Decide, DecideAfterCall, LedgerStore, RecordOptions, StoredSource, StoredSourceDetail, StoredTool } from "./store.js";
+export type { Transition } from "./transitions.js";
+export { MemoryLedgerStore } from "./memory-store.js";
+export { SQLITE_STORE_DEFAULTS, SqliteLedgerStore, SqliteStoreOptions } from "./sqlite-store.js";
+
+// Data
+export {
+  ActiveState,
+  CallInput,
+  CallRecord,
+  EVENT_KINDS,
+  EventKind,
+  LedgerEvent,
+  MAX_MESSAGE_CHARS,
+  OutcomeCounts,
+  POLICY_ACTOR,
+  QuarantinedState,
+  SourceReport,
+  SourceRow,
+  SourceState,
+  StrikeEntry,
+  ToolRow,
+  Totals,
+  isStrike,
+} from "./types.js";

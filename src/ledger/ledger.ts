@@ -1,0 +1,190 @@
+/**
+ * @module src/ledger/ledger
+ * Ledger: the record of every call per source and tool, and the quarantine
+ * that follows from it. The Ledger owns its store (the one it opened, or the
+ * one it was handed) and closes it in close(); it owns nothing else. It
+ * keeps no state of its own between calls: every answer comes from the
+ * store, so a release made by another process (the CLI) counts at once.
+ *
+ * ```
+ *  host call ends ─▶ record(call) ─▶ store: count, keep strike, decide (policy) ─▶ commit
+ *  host call starts ─▶ check(source) ─▶ quarantined? (an expired quarantine ends here, once)
+ *  operator ─▶ quarantine() / release() ─▶ store: decide, append event ─▶ commit
+ *  operator ─▶ summary() / sourceReport()
+ * ```
+ */
+import { z } from "zod";
+import { CorralError } from "../errors.js";
+import { checkSourceId } from "../registry/source.js";
+import { InvalidCallRecordError, LedgerClosedError } from "./errors.js";
+import { resolveLedgerOptions, type LedgerOptions, type ResolvedLedgerOptions } from "./options.js";
+import type { QuarantinePolicy } from "./policy.js";
+import { byTrouble, toSourceRow } from "./report.js";
+import type { Applied, LedgerStore } from "./store.js";
+import { afterCall, expire, isExpired, quarantineByHand, releaseByHand } from "./transitions.js";
+import { CallInput, EpochMs, isStrike, type LedgerEvent, type QuarantinedState, type SourceReport, type SourceRow, type SourceState } from "./types.js";
+
+export type RecordResult = {
+  /** Whether this call was a strike against its source. */
+  strike: boolean;
+  /** The source's state after this call. */
+  state: SourceState;
+  /** Set when this call put the source in quarantine. */
+  quarantined?: QuarantinedState;
+  /** The changes of state this call caused, oldest first: an expiry, a quarantine, or both. */
+  events: LedgerEvent[];
+};
+
+/** The state after an operator's action and the events it caused (none when nothing changed). */
+export type StateChange = { state: SourceState; events: LedgerEvent[] };
+
+const Actor = z.string().min(1).max(256);
+const Reason = z.string().min(1).max(1_000);
+export const QuarantineRequest = z.strictObject({
+  reason: Reason,
+  /** When the quarantine ends, in ms since the epoch; null or left out: until released. */
+  until: EpochMs.nullable().optional(),
+  actor: Actor,
+});
+export type QuarantineRequest = z.input<typeof QuarantineRequest>;
+export const ReleaseRequest = z.strictObject({ actor: Actor, reason: Reason.optional() });
+export type ReleaseRequest = z.input<typeof ReleaseRequest>;
+
+export class Ledger {
+  readonly #store: LedgerStore;
+  readonly #options: ResolvedLedgerOptions;
+  /** Enough strikes for the policy to see its window, and at least as many as reports show. */
+  readonly #keepStrikes: number;
+  #closed = false;
+
+  constructor(options: LedgerOptions = {}) {
+    this.#options = resolveLedgerOptions(options);
+    this.#store = this.#options.store;
+    this.#keepStrikes = Math.max(this.#options.recentStrikes, this.#options.policy.strikes);
+  }
+
+  get alive(): boolean {
+    return !this.#closed;
+  }
+
+  get policy(): QuarantinePolicy {
+    return { ...this.#options.policy };
+  }
+
+  #assertAlive(): void {
+    if (this.#closed) throw new LedgerClosedError("the ledger");
+  }
+
+  #now(): number {
+    return Math.floor(this.#options.now());
+  }
+
+  /** Counts one finished call; committed before the promise settles. */
+  async record(input: CallInput): Promise<RecordResult> {
+    this.#assertAlive();
+    const now = this.#now();
+    const parsed = CallInput.safeParse(input);
+    if (!parsed.success) {
+      const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(record)"}: ${issue.message}`).join("; ");
+      throw new InvalidCallRecordError(detail, parsed.error.issues);
+    }
+    const call = { ...parsed.data, at: parsed.data.at ?? now };
+    const policy = this.#options.policy;
+    const { state, applied } = await this.#store.recordCall(call, {
+      keepStrikes: this.#keepStrikes,
+      decide: (current, strikeTimes) => afterCall(current, call, strikeTimes, now, policy),
+    });
+    const events = this.#announce(applied);
+    const result: RecordResult = { strike: isStrike(call.outcome), state, events };
+    if (events.some((event) => event.kind === "quarantine") && state.state === "quarantined") result.quarantined = state;
+    return result;
+  }
+
+  /** The source's state now; a timed quarantine that is over ends here, recorded once as `expire`. */
+  async check(source: string): Promise<SourceState> {
+    this.#assertAlive();
+    checkSourceId(source);
+    const now = this.#now();
+    const state = await this.#store.readState(source);
+    if (!isExpired(state, now)) return state;
+    return this.#expire(source, now);
+  }
+
+  /** An operator's quarantine; on a quarantined source it replaces the reason and the end. */
+  async quarantine(source: string, request: QuarantineRequest): Promise<StateChange> {
+    this.#assertAlive();
+    checkSourceId(source);
+    const now = this.#now();
+    const { reason, until, actor } = parseRequest(QuarantineRequest, request, "quarantine");
+    if (until !== undefined && until !== null && until <= now) {
+      throw new CorralError("invalid_options", `quarantine() was given an until (${until}) that is not after now (${now}); pass a later time, or null for until released`);
+    }
+    const applied = await this.#store.transition(source, (state) => quarantineByHand(state, { reason, until: until ?? null, actor }, now));
+    return { state: applied.state, events: this.#announce(applied.applied) };
+  }
+
+  /** An operator's release; on an active source it changes and records nothing. */
+  async release(source: string, request: ReleaseRequest): Promise<StateChange> {
+    this.#assertAlive();
+    checkSourceId(source);
+    const now = this.#now();
+    const { actor, reason } = parseRequest(ReleaseRequest, request, "release");
+    const applied = await this.#store.transition(source, (state) => releaseByHand(state, { actor, reason: reason ?? `released by ${actor}` }, now));
+    return { state: applied.state, events: this.#announce(applied.applied) };
+  }
+
+  /** Every source seen, in order of trouble: quarantined first, then most strikes, then highest strike rate. */
+  async summary(): Promise<SourceRow[]> {
+    this.#assertAlive();
+    const now = this.#now();
+    const stored = await this.#store.listSources();
+    for (const entry of stored) {
+      if (isExpired(entry.state, now)) entry.state = await this.#expire(entry.state.source, now);
+    }
+    return stored.map(toSourceRow).sort(byTrouble);
+  }
+
+  /** One source with its latest state changes and strikes, newest first; null if it was never seen. */
+  async sourceReport(source: string, limits: { events?: number; strikes?: number } = {}): Promise<SourceReport | null> {
+    this.#assertAlive();
+    checkSourceId(source);
+    const now = this.#now();
+    const events = limits.events ?? this.#options.recentEvents;
+    const strikes = Math.min(limits.strikes ?? this.#options.recentStrikes, this.#keepStrikes);
+    if (isExpired(await this.#store.readState(source), now)) await this.#expire(source, now);
+    const stored = await this.#store.readSource(source, { events, strikes });
+    if (stored === null) return null;
+    return { ...toSourceRow(stored), events: stored.events, strikes: stored.strikes };
+  }
+
+  /** Expires inside the store's transaction: when two processes both see the end, one records it. */
+  async #expire(source: string, now: number): Promise<SourceState> {
+    const applied = await this.#store.transition(source, (state) => expire(state, now));
+    this.#announce(applied.applied);
+    return applied.state;
+  }
+
+  #announce(applied: Applied["applied"]): LedgerEvent[] {
+    const events = applied?.events ?? [];
+    const onEvent = this.#options.onEvent;
+    if (onEvent !== undefined) for (const event of events) onEvent(event);
+    return events;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#store.close();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+function parseRequest<T extends z.ZodType>(schema: T, request: unknown, method: string): z.infer<T> {
+  const parsed = schema.safeParse(request);
+  if (parsed.success) return parsed.data;
+  const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(options)"}: ${issue.message}`).join("; ");
+  throw new CorralError("invalid_options", `${method}() options are invalid: ${detail}`, { issues: parsed.error.issues });
+}

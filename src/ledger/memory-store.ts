@@ -1,0 +1,128 @@
+/**
+ * @module src/ledger/memory-store
+ * MemoryLedgerStore: a LedgerStore in a Map, for a host run with
+ * `ledger: false` and for tests. Nothing survives the process. Each write
+ * decides first and mutates after, so a throw leaves the record as it was,
+ * like a rolled-back transaction. Reads hand out copies, never the maps' own
+ * objects.
+ */
+import { LedgerClosedError } from "./errors.js";
+import type { Applied, Decide, LedgerStore, RecordOptions, StoredSource, StoredSourceDetail, StoredTool } from "./store.js";
+import { initialState, type Transition } from "./transitions.js";
+import { emptyTotals, isStrike, type CallRecord, type LedgerEvent, type SourceState, type StrikeEntry } from "./types.js";
+
+type SourceEntry = {
+  state: SourceState;
+  versions: Set<string>;
+  lastVersion: string | null;
+  tools: Map<string, StoredTool>;
+  /** Newest first, at most the last keepStrikes. */
+  strikes: StrikeEntry[];
+  /** Oldest first: an audit log only grows. */
+  events: LedgerEvent[];
+};
+
+export class MemoryLedgerStore implements LedgerStore {
+  readonly #sources = new Map<string, SourceEntry>();
+  #closed = false;
+
+  get alive(): boolean {
+    return !this.#closed;
+  }
+
+  #assertAlive(): void {
+    if (this.#closed) throw new LedgerClosedError("the memory ledger store");
+  }
+
+  async recordCall(call: CallRecord, options: RecordOptions): Promise<Applied> {
+    this.#assertAlive();
+    const entry = this.#sources.get(call.source);
+    const state = entry?.state ?? initialState(call.source);
+    const strike = isStrike(call.outcome);
+    const kept = entry?.strikes ?? [];
+    const strikes = strike
+      ? [{ at: call.at, tool: call.tool, version: call.version, callId: call.callId, outcome: call.outcome, message: call.message ?? "" }, ...kept].slice(0, options.keepStrikes)
+      : kept;
+    const applied = options.decide(state, strike ? strikes.map((s) => s.at) : []);
+
+    const target = entry ?? this.#create(call.source);
+    target.strikes = strikes;
+    target.versions.add(call.version);
+    target.lastVersion = call.version;
+    const tool = target.tools.get(call.tool) ?? { tool: call.tool, totals: emptyTotals(), lastStrike: null };
+    const totals = tool.totals;
+    totals.calls += 1;
+    totals.outcomes[call.outcome] += 1;
+    totals.totalWallMs += call.wallMs;
+    totals.totalCpuMs += call.cpuMs;
+    totals.lastWallMs = call.wallMs;
+    totals.maxHeapBytes = Math.max(totals.maxHeapBytes, call.heapBytes);
+    totals.lastCallAt = call.at;
+    if (strike) {
+      totals.strikes += 1;
+      tool.lastStrike = { at: call.at, outcome: call.outcome, message: call.message ?? "" };
+    }
+    target.tools.set(call.tool, tool);
+    this.#apply(target, applied);
+    return { state: structuredClone(target.state), applied: structuredClone(applied) };
+  }
+
+  async readState(source: string): Promise<SourceState> {
+    this.#assertAlive();
+    return structuredClone(this.#sources.get(source)?.state ?? initialState(source));
+  }
+
+  async transition(source: string, decide: Decide): Promise<Applied> {
+    this.#assertAlive();
+    const entry = this.#sources.get(source);
+    const applied = decide(entry?.state ?? initialState(source));
+    if (applied === null) return { state: structuredClone(entry?.state ?? initialState(source)), applied: null };
+    const target = entry ?? this.#create(source);
+    this.#apply(target, applied);
+    return { state: structuredClone(target.state), applied: structuredClone(applied) };
+  }
+
+  async listSources(): Promise<StoredSource[]> {
+    this.#assertAlive();
+    return [...this.#sources.values()].map((entry) => structuredClone(stored(entry)));
+  }
+
+  async readSource(source: string, limits: { events: number; strikes: number }): Promise<StoredSourceDetail | null> {
+    this.#assertAlive();
+    const entry = this.#sources.get(source);
+    if (entry === undefined) return null;
+    const events = entry.events.slice(-limits.events).reverse();
+    return structuredClone({ ...stored(entry), events: limits.events === 0 ? [] : events, strikes: entry.strikes.slice(0, limits.strikes) });
+  }
+
+  #create(source: string): SourceEntry {
+    const entry: SourceEntry = { state: initialState(source), versions: new Set(), lastVersion: null, tools: new Map(), strikes: [], events: [] };
+    this.#sources.set(source, entry);
+    return entry;
+  }
+
+  #apply(entry: SourceEntry, applied: Transition | null): void {
+    if (applied === null) return;
+    entry.state = structuredClone(applied.state);
+    entry.events.push(...structuredClone(applied.events));
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#sources.clear();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+function stored(entry: SourceEntry): StoredSource {
+  return {
+    state: entry.state,
+    versions: entry.versions.size,
+    lastVersion: entry.lastVersion,
+    lastStrike: entry.strikes[0] ?? null,
+    tools: [...entry.tools.values()],
+  };
+}

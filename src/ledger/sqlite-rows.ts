@@ -1,0 +1,92 @@
+/**
+ * @module src/ledger/sqlite-rows
+ * The SQLite store's prepared statements and how its rows become the
+ * ledger's types. Rows are parsed on the way out (zod), never trusted as
+ * typed: another process, or another version of corral, may have written
+ * them.
+ */
+import type Database from "better-sqlite3";
+import { z } from "zod";
+import { OutcomeKind } from "../result.js";
+import type { StoredTool } from "./store.js";
+import { SourceState, StrikeEntry, emptyTotals } from "./types.js";
+
+export type StateRow = { source: string; state: string; since: number | null; until: number | null; reason: string | null; actor: string | null; last_version?: string | null };
+export type ToolDbRow = {
+  source: string; tool: string; calls: number; strikes: number; outcomes: string; total_wall_ms: number; total_cpu_ms: number; last_wall_ms: number;
+  max_heap_bytes: number; last_call_at: number; last_strike_at: number | null; last_strike_outcome: string | null; last_strike_message: string | null;
+};
+export type StrikeRow = { source: string; tool: string; version: string; call_id: string; outcome: string; message: string; at: number };
+export type EventRow = { at: number; source: string; kind: string; reason: string; until: number | null; actor: string };
+
+const TOOLS = "SELECT * FROM tools";
+const STATE = "SELECT source, state, since, until, reason, actor, last_version FROM sources";
+const STRIKES = "SELECT source, tool, version, call_id, outcome, message, at FROM strikes";
+
+const SQL = {
+  readState: `${STATE} WHERE source = @source`,
+  insertSource: "INSERT INTO sources (source, state, last_version) VALUES (@source, 'active', @version)",
+  setLastVersion: "UPDATE sources SET last_version = @version WHERE source = @source",
+  addVersion: "INSERT INTO versions (source, version, first_at) VALUES (@source, @version, @at) ON CONFLICT DO NOTHING",
+  // Outcome kinds are [a-z_] words (OutcomeKind), so one is a safe JSON path key.
+  countTool: `INSERT INTO tools VALUES (@source, @tool, 1, @strikes, json_object(@outcome, 1), @wall, @cpu, @wall, @heap, @at, @strikeAt, @strikeOutcome, @strikeMessage)
+    ON CONFLICT (source, tool) DO UPDATE SET calls = calls + 1, strikes = strikes + excluded.strikes,
+      outcomes = json_set(outcomes, '$.' || @outcome, coalesce(json_extract(outcomes, '$.' || @outcome), 0) + 1),
+      total_wall_ms = total_wall_ms + excluded.total_wall_ms, total_cpu_ms = total_cpu_ms + excluded.total_cpu_ms,
+      last_wall_ms = excluded.last_wall_ms, max_heap_bytes = max(max_heap_bytes, excluded.max_heap_bytes), last_call_at = excluded.last_call_at,
+      last_strike_at = coalesce(excluded.last_strike_at, last_strike_at),
+      last_strike_outcome = coalesce(excluded.last_strike_outcome, last_strike_outcome),
+      last_strike_message = coalesce(excluded.last_strike_message, last_strike_message)`,
+  insertStrike: "INSERT INTO strikes (source, tool, version, call_id, outcome, message, at) VALUES (@source, @tool, @version, @callId, @outcome, @message, @at)",
+  pruneStrikes: `DELETE FROM strikes WHERE source = @source
+    AND id NOT IN (SELECT id FROM strikes WHERE source = @source ORDER BY id DESC LIMIT @keep)`,
+  strikeTimes: "SELECT at FROM strikes WHERE source = @source ORDER BY id DESC LIMIT @limit",
+  recentStrikes: `${STRIKES} WHERE source = @source ORDER BY id DESC LIMIT @limit`,
+  writeState: `INSERT INTO sources (source, state, since, until, reason, actor) VALUES (@source, @state, @since, @until, @reason, @actor)
+    ON CONFLICT (source) DO UPDATE SET state = excluded.state, since = excluded.since, until = excluded.until, reason = excluded.reason, actor = excluded.actor`,
+  insertEvent: "INSERT INTO events (at, source, kind, reason, until, actor) VALUES (@at, @source, @kind, @reason, @until, @actor)",
+  recentEvents: "SELECT at, source, kind, reason, until, actor FROM events WHERE source = @source ORDER BY id DESC LIMIT @limit",
+  versionCount: "SELECT count(*) AS n FROM versions WHERE source = @source",
+  sourceTools: `${TOOLS} WHERE source = @source`,
+  allSources: STATE,
+  allVersionCounts: "SELECT source, count(*) AS n FROM versions GROUP BY source",
+  allLastStrikes: `${STRIKES} WHERE id IN (SELECT max(id) FROM strikes GROUP BY source)`,
+  allTools: TOOLS,
+} as const;
+
+export type Statements = { [K in keyof typeof SQL]: Database.Statement };
+
+export function prepareStatements(db: Database.Database): Statements {
+  return Object.fromEntries(Object.entries(SQL).map(([name, text]) => [name, db.prepare(text)])) as Statements;
+}
+
+/** Rows are parsed on the way out: another process, or an older corral, may have written them. */
+export function toState(row: StateRow): SourceState {
+  if (row.state === "active") return SourceState.parse({ source: row.source, state: "active", since: row.since });
+  return SourceState.parse({ source: row.source, state: row.state, since: row.since, until: row.until, reason: row.reason, actor: row.actor });
+}
+
+export function toStrike(row: StrikeRow): StrikeEntry {
+  return StrikeEntry.parse({ at: row.at, tool: row.tool, version: row.version, callId: row.call_id, outcome: row.outcome, message: row.message });
+}
+
+const OutcomeCountsJson = z.record(z.string(), z.number().int().nonnegative());
+
+export function toolsBySource(rows: ToolDbRow[]): Map<string, StoredTool[]> {
+  const bySource = new Map<string, StoredTool[]>();
+  for (const row of rows) {
+    const totals = emptyTotals();
+    Object.assign(totals, {
+      calls: row.calls, strikes: row.strikes, totalWallMs: row.total_wall_ms, totalCpuMs: row.total_cpu_ms,
+      lastWallMs: row.last_wall_ms, maxHeapBytes: row.max_heap_bytes, lastCallAt: row.last_call_at,
+    });
+    for (const [name, calls] of Object.entries(OutcomeCountsJson.parse(JSON.parse(row.outcomes)))) {
+      const kind = OutcomeKind.safeParse(name);
+      // A kind this corral does not know (a newer one wrote it) still counts among `calls`, just not by name.
+      if (kind.success) totals.outcomes[kind.data] = calls;
+    }
+    const lastStrike = row.last_strike_at === null ? null : { at: row.last_strike_at, outcome: OutcomeKind.parse(row.last_strike_outcome), message: row.last_strike_message ?? "" };
+    bySource.set(row.source, [...(bySource.get(row.source) ?? []), { tool: row.tool, totals, lastStrike }]);
+  }
+  return bySource;
+}

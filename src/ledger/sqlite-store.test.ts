@@ -1,0 +1,199 @@
+/**
+ * @module src/ledger/sqlite-store.test
+ * SqliteLedgerStore: the shared store suite on real files, then what only a
+ * file can do: survive a restart, be shared by two connections, wait for a
+ * lock another thread holds, and refuse a file it cannot read.
+ */
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { Worker } from "node:worker_threads";
+import Database from "better-sqlite3";
+import { LedgerUnavailableError } from "./errors.js";
+import { Ledger } from "./ledger.js";
+import { SqliteLedgerStore } from "./sqlite-store.js";
+import { runStoreSuite } from "./store.case.js";
+import { MINUTE_MS, makeCall, manualClock, tempDir } from "./testing/fixtures.js";
+import { expire } from "./transitions.js";
+
+const dir = tempDir();
+after(() => dir.remove());
+let files = 0;
+const nextPath = () => join(dir.path, `ledger-${++files}.db`);
+
+runStoreSuite("SqliteLedgerStore", () => new SqliteLedgerStore({ path: nextPath() }));
+
+describe("SqliteLedgerStore on disk", { timeout: 60_000 }, () => {
+  it("keeps strikes, quarantines and events across a restart", async () => {
+    const path = nextPath();
+    const clock = manualClock();
+    const first = new Ledger({ store: path, now: clock.now });
+    for (let i = 0; i < 3; i++) await first.record(makeCall({ outcome: "timeout", at: clock.now() }));
+    await first.quarantine("host:other", { reason: "by hand", actor: "ops" });
+    await first.close();
+
+    const second = new Ledger({ store: path, now: clock.now });
+    try {
+      const state = await second.check("agent:alpha");
+      assert.equal(state.state, "quarantined");
+      assert.equal((await second.check("host:other")).state, "quarantined");
+      const report = await second.sourceReport("agent:alpha");
+      assert.equal(report?.totals.outcomes.timeout, 3);
+      assert.equal(report?.strikes.length, 3);
+      assert.deepEqual(report?.events.map((e) => e.kind), ["quarantine"]);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("lets two connections share one file: each sees the other's changes, and an expiry is recorded once", async () => {
+    const path = nextPath();
+    const clock = manualClock();
+    const host = new Ledger({ store: path, now: clock.now });
+    const cli = new Ledger({ store: path, now: clock.now });
+    try {
+      for (let i = 0; i < 3; i++) await host.record(makeCall({ outcome: "crash", at: clock.now() }));
+      assert.equal((await cli.check("agent:alpha")).state, "quarantined");
+      await cli.release("agent:alpha", { actor: "ops" });
+      assert.equal((await host.check("agent:alpha")).state, "active", "the host sees the CLI's release at once");
+
+      await cli.quarantine("agent:alpha", { reason: "cool down", actor: "ops", until: clock.now() + MINUTE_MS });
+      clock.advance(MINUTE_MS);
+      // Both stores decide on the state inside their own write transaction: the second finds nothing to expire.
+      const a = new SqliteLedgerStore({ path });
+      const b = new SqliteLedgerStore({ path });
+      const fromA = await a.transition("agent:alpha", (state) => expire(state, clock.now()));
+      const fromB = await b.transition("agent:alpha", (state) => expire(state, clock.now()));
+      await a.close();
+      await b.close();
+      assert.equal(fromA.applied?.events[0]?.kind, "expire");
+      assert.equal(fromB.applied, null);
+      const report = await host.sourceReport("agent:alpha");
+      assert.deepEqual(report?.events.map((e) => e.kind), ["expire", "manual_quarantine", "release", "quarantine"]);
+    } finally {
+      await host.close();
+      await cli.close();
+    }
+  });
+
+  it("commits records still waiting when it is closed", async () => {
+    const path = nextPath();
+    const store = new SqliteLedgerStore({ path });
+    const pending = [store.recordCall(makeCall(), { keepStrikes: 5, decide: () => null }), store.recordCall(makeCall(), { keepStrikes: 5, decide: () => null })];
+    await store.close();
+    assert.equal((await Promise.all(pending)).length, 2);
+    const reopened = new SqliteLedgerStore({ path });
+    try {
+      assert.equal((await reopened.listSources())[0]?.tools[0]?.totals.calls, 2);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it("writes in WAL mode and waits for a writer in another thread instead of failing", async () => {
+    const path = nextPath();
+    const store = new SqliteLedgerStore({ path, busyTimeoutMs: 5_000 });
+    try {
+      const raw = new Database(path, { readonly: true });
+      assert.equal(raw.pragma("journal_mode", { simple: true }), "wal");
+      raw.close();
+
+      const worker = new Worker(
+        `const { parentPort, workerData } = require("node:worker_threads");
+         const Database = require(workerData.driver);
+         const db = new Database(workerData.path);
+         db.exec("BEGIN IMMEDIATE");
+         parentPort.postMessage("locked");
+         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+         db.exec("COMMIT");
+         parentPort.postMessage(Date.now());
+         db.close();`,
+        { eval: true, workerData: { path, driver: createRequire(import.meta.url).resolve("better-sqlite3") } },
+      );
+      const exited = new Promise((resolve) => worker.once("exit", resolve));
+      const messages: unknown[] = [];
+      let wake: () => void = () => undefined;
+      worker.on("message", (message) => {
+        messages.push(message);
+        wake();
+      });
+      const nextMessage = async (): Promise<unknown> => {
+        while (messages.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+        return messages.shift();
+      };
+      assert.equal(await nextMessage(), "locked");
+      await store.recordCall(makeCall(), { keepStrikes: 5, decide: () => null });
+      const recordedAt = Date.now();
+      const releasedAt = (await nextMessage()) as number;
+      await exited;
+      assert.ok(recordedAt >= releasedAt, `the write finished (${recordedAt}) only after the other thread let go of the lock (${releasedAt})`);
+      assert.equal((await store.listSources()).length, 1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("fails with ledger_unavailable when the lock is held past busyTimeoutMs", async () => {
+    const path = nextPath();
+    const store = new SqliteLedgerStore({ path, busyTimeoutMs: 200 });
+    const holder = new Database(path);
+    try {
+      holder.exec("BEGIN IMMEDIATE");
+      const started = Date.now();
+      await assert.rejects(store.recordCall(makeCall(), { keepStrikes: 5, decide: () => null }), (error: unknown) => {
+        assert.ok(error instanceof LedgerUnavailableError);
+        assert.equal(error.code, "ledger_unavailable");
+        assert.match(String(error.data.cause), /^SQLITE_BUSY/);
+        return true;
+      });
+      assert.ok(Date.now() - started >= 150, "it waited for the busy timeout first");
+      holder.exec("ROLLBACK");
+      await store.recordCall(makeCall(), { keepStrikes: 5, decide: () => null });
+      assert.equal((await store.listSources()).length, 1, "the store works again once the lock is gone");
+    } finally {
+      holder.close();
+      await store.close();
+    }
+  });
+
+  it("refuses a file from a newer schema, and a row it cannot read", async () => {
+    const newer = nextPath();
+    const raw = new Database(newer);
+    raw.pragma("user_version = 99");
+    raw.close();
+    assert.throws(() => new SqliteLedgerStore({ path: newer }), (error: unknown) => error instanceof LedgerUnavailableError && /schema version 99/.test(error.message));
+
+    const path = nextPath();
+    const store = new SqliteLedgerStore({ path });
+    try {
+      const writer = new Database(path);
+      writer.prepare("INSERT INTO sources (source, state, since) VALUES ('agent:broken', 'quarantined', 5)").run();
+      writer.close();
+      await assert.rejects(store.readState("agent:broken"), (error: unknown) => error instanceof LedgerUnavailableError && error.data.cause === "unreadable_row");
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("parses its options strictly", () => {
+    assert.throws(() => new SqliteLedgerStore({ path: nextPath(), busyTimeout: 5 } as never), /busyTimeout.*\[invalid_options\]|Unrecognized key.*busyTimeout/);
+    assert.throws(() => new SqliteLedgerStore({ path: nextPath(), synchronous: "off" as never }), /invalid_options/);
+  });
+
+  it("opens .corral/ledger.db under the working directory by default", async () => {
+    const cwd = process.cwd();
+    const work = tempDir();
+    process.chdir(work.path);
+    try {
+      const ledger = new Ledger();
+      await ledger.record(makeCall());
+      await ledger.close();
+      assert.ok(existsSync(join(work.path, ".corral", "ledger.db")));
+    } finally {
+      process.chdir(cwd);
+      work.remove();
+    }
+  });
+});

@@ -1,0 +1,266 @@
+/**
+ * @module src/ledger/sqlite-store
+ * SqliteLedgerStore: the ledger in one SQLite file (better-sqlite3), by
+ * default `.corral/ledger.db`. It owns one connection and closes it.
+ *
+ * Durability: WAL mode, and a record's promise settles only after the
+ * transaction holding it has committed, so killing the process at any moment
+ * loses at most the calls whose record() has not returned. With
+ * `synchronous: "normal"` a commit survives the process dying; only an OS
+ * crash or power loss can take the last commits back ("full" closes that
+ * gap at one fsync per commit).
+ *
+ * Group commit: the commit, not the statements, is what a record costs
+ * (one WAL frame write, ~0.1 ms on a small VM), and it blocks the event loop.
+ * Records that arrive in the same turn of the event loop therefore share one
+ * transaction, committed at setImmediate:
+ *
+ * ```
+ *  recordCall ─┐
+ *  recordCall ─┼─▶ #pending ──setImmediate──▶ BEGIN IMMEDIATE; each record
+ *  recordCall ─┘                              in order, decide() on the state
+ *                                             the previous one left; COMMIT
+ *                                             ──▶ settle every promise
+ *  any other method ──▶ commits #pending first, so operations keep their order
+ * ```
+ *
+ * Several processes may share the file (a CLI reading while a host writes):
+ * IMMEDIATE takes the write lock up front, so a writer waits in SQLite's
+ * busy handler, for at most `busyTimeoutMs`, instead of failing when it tries
+ * to upgrade a read lock; past that it throws LedgerUnavailableError.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { z } from "zod";
+import { CorralError } from "../errors.js";
+import { LedgerClosedError, LedgerUnavailableError } from "./errors.js";
+import { prepareStatements, toState, toStrike, toolsBySource, type EventRow, type Statements, type StateRow, type StrikeRow, type ToolDbRow } from "./sqlite-rows.js";
+import { migrate } from "./sqlite-schema.js";
+import type { Applied, Decide, LedgerStore, RecordOptions, StoredSource, StoredSourceDetail } from "./store.js";
+import { initialState, type Transition } from "./transitions.js";
+import { LedgerEvent, isStrike, type CallRecord, type SourceState } from "./types.js";
+
+export const SQLITE_STORE_DEFAULTS = {
+  /** @default ".corral/ledger.db" */
+  path: ".corral/ledger.db",
+  /** How long a write waits for another process's lock. @default 5000 */
+  busyTimeoutMs: 5_000,
+  /** @default "normal" */
+  synchronous: "normal" as "normal" | "full",
+} as const;
+
+export const SqliteStoreOptions = z.strictObject({
+  path: z.string().min(1).optional(),
+  busyTimeoutMs: z.number().int().min(0).max(600_000).optional(),
+  synchronous: z.enum(["normal", "full"]).optional(),
+});
+export type SqliteStoreOptions = z.input<typeof SqliteStoreOptions>;
+
+type Pending = { call: CallRecord; options: RecordOptions; resolve: (applied: Applied) => void; reject: (error: unknown) => void };
+type Limits = { events: number; strikes: number };
+
+export class SqliteLedgerStore implements LedgerStore {
+  readonly path: string;
+  readonly #db: Database.Database;
+  readonly #sql: Statements;
+  readonly #txn: {
+    recordCalls: Database.Transaction<(batch: Pending[]) => Applied[]>;
+    transition: Database.Transaction<(source: string, decide: Decide) => Applied>;
+    listSources: Database.Transaction<() => StoredSource[]>;
+    readSource: Database.Transaction<(source: string, limits: Limits) => StoredSourceDetail | null>;
+  };
+  #pending: Pending[] = [];
+  #closed = false;
+
+  constructor(options: SqliteStoreOptions = {}) {
+    const parsed = SqliteStoreOptions.safeParse(options);
+    if (!parsed.success) {
+      const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(options)"}: ${issue.message}`).join("; ");
+      throw new CorralError("invalid_options", `SqliteLedgerStore options are invalid: ${detail}`, { issues: parsed.error.issues });
+    }
+    const resolved = { ...SQLITE_STORE_DEFAULTS, ...parsed.data };
+    this.path = resolved.path;
+    this.#db = guard(this.path, "open", () => {
+      if (resolved.path !== ":memory:") mkdirSync(dirname(resolved.path), { recursive: true });
+      const db = new Database(resolved.path, { timeout: resolved.busyTimeoutMs });
+      try {
+        db.pragma("journal_mode = WAL");
+        db.pragma(`synchronous = ${resolved.synchronous.toUpperCase()}`);
+        migrate(db, resolved.path);
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+      return db;
+    });
+    this.#sql = prepareStatements(this.#db);
+    // Wrapped once: better-sqlite3 builds a new wrapper on every db.transaction() call.
+    this.#txn = {
+      recordCalls: this.#db.transaction((batch: Pending[]) => batch.map((item) => this.#recordCall(item.call, item.options))),
+      transition: this.#db.transaction((source: string, decide: Decide) => this.#transition(source, decide)),
+      listSources: this.#db.transaction(() => this.#listSources()),
+      readSource: this.#db.transaction((source: string, limits: Limits) => this.#readSource(source, limits)),
+    };
+  }
+
+  get alive(): boolean {
+    return !this.#closed;
+  }
+
+  /** Runs one piece of work on the open connection, after the records waiting before it. */
+  #run<T>(what: string, work: () => T): Promise<T> {
+    if (this.#closed) return Promise.reject(new LedgerClosedError("the SQLite ledger store"));
+    this.#commitPending();
+    try {
+      return Promise.resolve(guard(this.path, what, work));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  recordCall(call: CallRecord, options: RecordOptions): Promise<Applied> {
+    if (this.#closed) return Promise.reject(new LedgerClosedError("the SQLite ledger store"));
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ call, options, resolve, reject });
+      if (this.#pending.length === 1) setImmediate(() => this.#commitPending());
+    });
+  }
+
+  /** One transaction for every waiting record: all of them commit, or all of them reject. */
+  #commitPending(): void {
+    const batch = this.#pending;
+    if (batch.length === 0) return;
+    this.#pending = [];
+    let results: Applied[];
+    try {
+      results = guard(this.path, "record calls", () => this.#txn.recordCalls.immediate(batch));
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    batch.forEach((item, index) => item.resolve(results[index] as Applied));
+  }
+
+  /**
+   * An ok call on a known source at its current version writes one row
+   * (tools); the source and version rows are written only when they change.
+   */
+  #recordCall(call: CallRecord, options: RecordOptions): Applied {
+    const sql = this.#sql;
+    const strike = isStrike(call.outcome);
+    const row = sql.readState.get({ source: call.source }) as StateRow | undefined;
+    if (row === undefined) sql.insertSource.run({ source: call.source, version: call.version });
+    else if (row.last_version !== call.version) sql.setLastVersion.run({ source: call.source, version: call.version });
+    if (row?.last_version !== call.version) sql.addVersion.run({ source: call.source, version: call.version, at: call.at });
+    sql.countTool.run({
+      source: call.source, tool: call.tool, outcome: call.outcome, strikes: strike ? 1 : 0, wall: call.wallMs, cpu: call.cpuMs, heap: call.heapBytes, at: call.at,
+      strikeAt: strike ? call.at : null, strikeOutcome: strike ? call.outcome : null, strikeMessage: strike ? (call.message ?? "") : null,
+    });
+    let strikeTimes: number[] = [];
+    if (strike) {
+      sql.insertStrike.run({ source: call.source, tool: call.tool, version: call.version, callId: call.callId, outcome: call.outcome, message: call.message ?? "", at: call.at });
+      sql.pruneStrikes.run({ source: call.source, keep: options.keepStrikes });
+      strikeTimes = (sql.strikeTimes.all({ source: call.source, limit: options.keepStrikes }) as { at: number }[]).map((kept) => kept.at);
+    }
+    const state = row === undefined ? initialState(call.source) : toState(row);
+    const applied = options.decide(state, strikeTimes);
+    this.#write(applied);
+    return { state: applied?.state ?? state, applied };
+  }
+
+  readState(source: string): Promise<SourceState> {
+    return this.#run("read a source's state", () => this.#readState(source));
+  }
+
+  transition(source: string, decide: Decide): Promise<Applied> {
+    return this.#run("change a source's state", () => this.#txn.transition.immediate(source, decide));
+  }
+
+  #transition(source: string, decide: Decide): Applied {
+    const state = this.#readState(source);
+    const applied = decide(state);
+    this.#write(applied);
+    return { state: applied?.state ?? state, applied };
+  }
+
+  listSources(): Promise<StoredSource[]> {
+    // A read transaction, so the rows of every table come from one snapshot.
+    return this.#run("list sources", () => this.#txn.listSources.deferred());
+  }
+
+  #listSources(): StoredSource[] {
+    const sql = this.#sql;
+    const versions = new Map((sql.allVersionCounts.all() as { source: string; n: number }[]).map((row) => [row.source, row.n]));
+    const lastStrikes = new Map((sql.allLastStrikes.all() as StrikeRow[]).map((row) => [row.source, toStrike(row)]));
+    const tools = toolsBySource(sql.allTools.all() as ToolDbRow[]);
+    return (sql.allSources.all() as StateRow[]).map((row) => ({
+      state: toState(row),
+      versions: versions.get(row.source) ?? 0,
+      lastVersion: row.last_version ?? null,
+      lastStrike: lastStrikes.get(row.source) ?? null,
+      tools: tools.get(row.source) ?? [],
+    }));
+  }
+
+  readSource(source: string, limits: Limits): Promise<StoredSourceDetail | null> {
+    return this.#run("read a source", () => this.#txn.readSource.deferred(source, limits));
+  }
+
+  #readSource(source: string, limits: Limits): StoredSourceDetail | null {
+    const sql = this.#sql;
+    const row = sql.readState.get({ source }) as StateRow | undefined;
+    if (row === undefined) return null;
+    const strikes = (sql.recentStrikes.all({ source, limit: Math.max(limits.strikes, 1) }) as StrikeRow[]).map(toStrike);
+    return {
+      state: toState(row),
+      versions: (sql.versionCount.get({ source }) as { n: number }).n,
+      lastVersion: row.last_version ?? null,
+      lastStrike: strikes[0] ?? null,
+      tools: toolsBySource(sql.sourceTools.all({ source }) as ToolDbRow[]).get(source) ?? [],
+      events: (sql.recentEvents.all({ source, limit: limits.events }) as EventRow[]).map((event) => LedgerEvent.parse(event)),
+      strikes: strikes.slice(0, limits.strikes),
+    };
+  }
+
+  #readState(source: string): SourceState {
+    const row = this.#sql.readState.get({ source }) as StateRow | undefined;
+    return row === undefined ? initialState(source) : toState(row);
+  }
+
+  #write(applied: Transition | null): void {
+    if (applied === null) return;
+    const { state } = applied;
+    const quarantined = state.state === "quarantined" ? state : undefined;
+    this.#sql.writeState.run({
+      source: state.source, state: state.state, since: state.since,
+      until: quarantined?.until ?? null, reason: quarantined?.reason ?? null, actor: quarantined?.actor ?? null,
+    });
+    for (const event of applied.events) this.#sql.insertEvent.run(event);
+  }
+
+  /** Commits the records still waiting, then closes the connection. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#commitPending();
+    this.#closed = true;
+    this.#db.close();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+/** Driver and row errors become LedgerUnavailableError; corral's own errors pass through. */
+function guard<T>(path: string, what: string, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof CorralError) throw error;
+    const cause = error as { code?: unknown; message?: unknown; name?: unknown };
+    const code = typeof cause.code === "string" ? cause.code : cause.name === "ZodError" ? "unreadable_row" : "unknown";
+    const hint = code.startsWith("SQLITE_BUSY") ? "another process holds the lock; retry, or raise busyTimeoutMs" : "check the file, or move it aside to start a new ledger";
+    throw new LedgerUnavailableError(`the ledger database ${path} could not ${what}: ${String(cause.message)}; ${hint}`, { path, cause: code });
+  }
+}

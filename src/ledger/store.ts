@@ -1,0 +1,86 @@
+/**
+ * @module src/ledger/store
+ * LedgerStore: what the Ledger needs from a place to keep its record. Two
+ * implementations (SQLite on disk, memory) pass one shared suite
+ * (store.case.ts); a shared server database can be a third. The interface is
+ * asynchronous for that third one's sake: neither store here waits on the
+ * network, but a server would.
+ *
+ * A store knows no policy: every change of state is decided by a pure
+ * function the Ledger passes in, run inside the store's write transaction on
+ * the state it replaces. Two processes on one database therefore never both
+ * apply the same change (one expiry event, not two).
+ */
+import type { Transition } from "./transitions.js";
+import type { CallRecord, LedgerEvent, SourceState, StrikeEntry, ToolRow, Totals } from "./types.js";
+
+/**
+ * Decides a change from the stored state. Must be pure and synchronous: a
+ * store may run it inside a lock, and again when it retries a transaction.
+ */
+export type Decide = (state: SourceState) => Transition | null;
+/**
+ * `strikeTimes`: when the call is a strike, the times of the source's kept
+ * strikes, newest first, this call's among them; empty for any other call,
+ * since the policy only looks at strikes when one happens (and an ok call
+ * then costs one read less).
+ */
+export type DecideAfterCall = (state: SourceState, strikeTimes: readonly number[]) => Transition | null;
+
+export type RecordOptions = {
+  /** How many of a source's latest strikes to keep (with their messages); older ones are dropped. */
+  keepStrikes: number;
+  decide: DecideAfterCall;
+};
+
+/** The state after a write, and the change that write made, if any. */
+export type Applied = { state: SourceState; applied: Transition | null };
+
+export type StoredTool = { tool: string; totals: Totals; lastStrike: ToolRow["lastStrike"] };
+
+/** A source as stored; the Ledger adds what is computed (totals, rates, order). */
+export type StoredSource = {
+  state: SourceState;
+  versions: number;
+  lastVersion: string | null;
+  lastStrike: StrikeEntry | null;
+  tools: StoredTool[];
+};
+
+export type StoredSourceDetail = StoredSource & {
+  /** Newest first. */
+  events: LedgerEvent[];
+  /** Newest first. */
+  strikes: StrikeEntry[];
+};
+
+export interface LedgerStore {
+  readonly alive: boolean;
+  /**
+   * Counts `call` against its source, tool and version; keeps it with its
+   * message if it is a strike; then stores what `options.decide` makes of
+   * the state. Committed before the promise settles. A store may commit
+   * records that arrive together in one transaction (group commit), each
+   * applied in the order of the calls and deciding on the state the one
+   * before it left; a failed commit rejects every record in it. Any other
+   * method runs after the records issued before it.
+   */
+  recordCall(call: CallRecord, options: RecordOptions): Promise<Applied>;
+  /** The stored state; an unknown source is active, never quarantined. */
+  readState(source: string): Promise<SourceState>;
+  /** Reads the state and stores what `decide` makes of it, in one transaction. */
+  transition(source: string, decide: Decide): Promise<Applied>;
+  /** Every source with a call or a change of state, in no particular order. */
+  listSources(): Promise<StoredSource[]>;
+  /** One source with its latest events and strikes; null if it was never seen. */
+  readSource(source: string, limits: { events: number; strikes: number }): Promise<StoredSourceDetail | null>;
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** Duck-typing for options parsing: a LedgerStore passed in by the caller. */
+export function isLedgerStore(value: unknown): value is LedgerStore {
+  if (typeof value !== "object" || value === null) return false;
+  const store = value as Record<string, unknown>;
+  return ["recordCall", "readState", "transition", "listSources", "readSource", "close"].every((name) => typeof store[name] === "function");
+}

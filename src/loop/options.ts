@@ -1,0 +1,72 @@
+/**
+ * @module src/loop/options
+ * runConversation's options: one zod schema, the type derived from it, and
+ * the defaults in one constant beside it. Unknown keys are an error.
+ */
+import { z } from "zod";
+import { CorralError } from "../errors.js";
+import type { StreamEvent } from "./messages.js";
+import type { LoopHost } from "./types.js";
+
+/** Where in the conversation a stream event came from. */
+export type TurnInfo = {
+  /** 1 for the first request to the model, then one more per request. */
+  iteration: number;
+};
+
+export type ConversationEventListener = (event: StreamEvent, turn: TurnInfo) => void;
+
+export const CONVERSATION_DEFAULTS = {
+  /** Requests to the model, at most, pause_turn continuations included. @default 10 */
+  maxIterations: 10,
+  /** Tool calls of one turn running at once. @default 1 */
+  maxConcurrency: 1,
+} as const;
+
+function isLoopHost(value: unknown): value is LoopHost {
+  if (typeof value !== "object" || value === null) return false;
+  const host = value as { declarations?: unknown; call?: unknown };
+  return typeof host.declarations === "function" && typeof host.call === "function";
+}
+
+export const ConversationOptions = z.strictObject({
+  /** Runs the tools and says which to declare: a corral Host, or anything with the same two methods. */
+  host: z.custom<LoopHost>(isLoopHost, { message: "expected a host with declarations() and call()" }),
+  /** @default 10 */
+  maxIterations: z.number().int().min(1).optional(),
+  /** @default 1 */
+  maxConcurrency: z.number().int().min(1).max(64).optional(),
+  /** Lowers each tool call's time limit (never raises it past the host's maximum). @default the tool's own limit */
+  toolTimeoutMs: z.number().int().positive().optional(),
+  /** Every stream event of every turn, as it comes. A throw from it rejects runConversation. */
+  onEvent: z.custom<ConversationEventListener>((value) => typeof value === "function", { message: "expected a function" }).optional(),
+  /** Aborts the model request in flight and the tool calls running; runConversation then rejects with `signal.reason`. */
+  signal: z.instanceof(AbortSignal).optional(),
+});
+export type ConversationOptions = z.input<typeof ConversationOptions>;
+
+export type ResolvedConversationOptions = {
+  host: LoopHost;
+  maxIterations: number;
+  maxConcurrency: number;
+  toolTimeoutMs: number | undefined;
+  onEvent: ConversationEventListener | undefined;
+  signal: AbortSignal | undefined;
+};
+
+export function resolveConversationOptions(options: unknown): ResolvedConversationOptions {
+  const parsed = ConversationOptions.safeParse(options);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(options)"}: ${issue.message}`).join("; ");
+    throw new CorralError("invalid_options", `runConversation options are invalid: ${detail}`, { issues: parsed.error.issues });
+  }
+  const o = parsed.data;
+  return {
+    host: o.host,
+    maxIterations: o.maxIterations ?? CONVERSATION_DEFAULTS.maxIterations,
+    maxConcurrency: o.maxConcurrency ?? CONVERSATION_DEFAULTS.maxConcurrency,
+    toolTimeoutMs: o.toolTimeoutMs,
+    onEvent: o.onEvent,
+    signal: o.signal,
+  };
+}

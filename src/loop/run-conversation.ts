@@ -1,0 +1,158 @@
+/**
+ * @module src/loop/run-conversation
+ * runConversation(model, request, options): asks the model, runs the tools
+ * it asks for through the host, answers with their results, and repeats
+ * while the model stops for `tool_use` or `pause_turn`.
+ *
+ * ```
+ *  ┌─▶ request: caller's fields + messages + (request.tools ∪ host.declarations)
+ *  │      │ model.createMessage ── stream events ──▶ onEvent
+ *  │      ▼
+ *  │   assistant message appended
+ *  │      ├─ pause_turn ───────────────────────────────────────┐
+ *  │      ├─ tool_use: host.call × n (≤ maxConcurrency at once) │
+ *  │      │    one user message: tool_result × n, in call order │
+ *  │      │    control.add_tools → activated; terminate → stop  │
+ *  │      └─ anything else: stop, response returned as is      │
+ *  └────────────── while iterations < maxIterations ◀──────────┘
+ * ```
+ *
+ * Invariant: whenever the loop returns, `messages` can be sent again as is.
+ * Every tool_use it answered has its tool_result, and a pause_turn needs no
+ * user message to continue.
+ */
+import type { ToolResult } from "../result.js";
+import { isToolUse, type Message, type MessageCreateParams, type MessageParam, type StopReason, type ToolParam, type ToolUseBlock } from "./messages.js";
+import type { Model } from "./model.js";
+import { resolveConversationOptions, type ConversationOptions, type ResolvedConversationOptions } from "./options.js";
+import { toToolResultBlock } from "./tool-results.js";
+
+/** One tool call the loop ran, with everything the host answered (details and structured included). */
+export type ToolCallRecord = {
+  iteration: number;
+  toolUseId: string;
+  name: string;
+  input: unknown;
+  result: ToolResult;
+};
+
+/**
+ * The model's own stop reason, or the loop's: `max_iterations` (the cap was
+ * reached while the model wanted to go on) or `terminated` (a tool answered
+ * `control.terminate`).
+ */
+export type ConversationStopReason = StopReason | "max_iterations" | "terminated";
+
+export type ConversationResult = {
+  /** The model's last message. */
+  response: Message;
+  /** The request's messages, then every message of the conversation. */
+  messages: MessageParam[];
+  /** Requests made to the model. */
+  iterations: number;
+  /** `null` only if the model's last message carried no stop reason. */
+  stopReason: ConversationStopReason | null;
+  /** Every tool call, in call order within each turn. */
+  toolCalls: ToolCallRecord[];
+};
+
+export async function runConversation(model: Model, request: MessageCreateParams, options: ConversationOptions): Promise<ConversationResult> {
+  const o = resolveConversationOptions(options);
+  const { messages: initial, tools: ownTools, ...fields } = request;
+  const messages: MessageParam[] = [...initial];
+  // Names from control.add_tools. Any tool may name any tool here; the host
+  // decides which names are deferred tools it will declare.
+  const activated = new Set<string>();
+  const toolCalls: ToolCallRecord[] = [];
+
+  for (let iteration = 1; ; iteration++) {
+    throwIfAborted(o.signal);
+    const tools = declareTools(ownTools ?? [], o, activated);
+    const turnRequest: MessageCreateParams = { ...fields, messages: [...messages], ...(tools.length > 0 ? { tools } : {}) };
+    const response = await askModel(model, turnRequest, o, iteration);
+    messages.push({ role: "assistant", content: response.content });
+    const finish = (stopReason: ConversationStopReason | null): ConversationResult => ({ response, messages, iterations: iteration, stopReason, toolCalls });
+
+    if (response.stop_reason === "pause_turn") {
+      if (iteration >= o.maxIterations) return finish("max_iterations");
+      continue;
+    }
+    const uses = response.content.filter(isToolUse);
+    if (response.stop_reason !== "tool_use" || uses.length === 0) return finish(response.stop_reason);
+
+    const results = await runTools(uses, o);
+    throwIfAborted(o.signal);
+    messages.push({ role: "user", content: uses.map((use, index) => toToolResultBlock(use.id, results[index] as ToolResult)) });
+    let terminate = false;
+    for (const [index, use] of uses.entries()) {
+      const result = results[index] as ToolResult;
+      toolCalls.push({ iteration, toolUseId: use.id, name: use.name, input: use.input, result });
+      if (!result.ok) continue;
+      for (const name of result.control?.add_tools ?? []) activated.add(name);
+      if (result.control?.terminate === true) terminate = true;
+    }
+    if (terminate) return finish("terminated");
+    if (iteration >= o.maxIterations) return finish("max_iterations");
+  }
+}
+
+/**
+ * The request's own tools first, then the host's, fresh each turn: a tool
+ * activated this turn is declared from the next one, and a quarantined one
+ * disappears. A name the request already declares wins over the host's
+ * declaration (the API refuses duplicates); calls to it still go to the host.
+ */
+function declareTools(ownTools: ToolParam[], o: ResolvedConversationOptions, activated: ReadonlySet<string>): ToolParam[] {
+  const taken = new Set(ownTools.map((tool) => tool.name));
+  const declared = o.host.declarations({ activated: [...activated] }).filter((tool) => !taken.has(tool.name));
+  return [...ownTools, ...declared];
+}
+
+async function askModel(model: Model, request: MessageCreateParams, o: ResolvedConversationOptions, iteration: number): Promise<Message> {
+  const listener = o.onEvent;
+  const turn = { iteration };
+  try {
+    return await model.createMessage(request, {
+      ...(o.signal !== undefined ? { signal: o.signal } : {}),
+      ...(listener !== undefined ? { onEvent: (event) => listener(event, turn) } : {}),
+    });
+  } catch (error) {
+    // Each SDK has its own abort error; callers get one: the signal's reason.
+    throwIfAborted(o.signal);
+    throw error;
+  }
+}
+
+/**
+ * Runs a turn's calls, at most maxConcurrency at once, and answers their
+ * results in call order whatever order they finish in. host.call never throws
+ * for a tool's failure; if it throws anyway (a closed host), no further call
+ * starts, the running ones finish, and the first error is rethrown.
+ */
+async function runTools(uses: ToolUseBlock[], o: ResolvedConversationOptions): Promise<ToolResult[]> {
+  const results: ToolResult[] = new Array<ToolResult>(uses.length);
+  const callOptions = {
+    ...(o.signal !== undefined ? { signal: o.signal } : {}),
+    ...(o.toolTimeoutMs !== undefined ? { timeoutMs: o.toolTimeoutMs } : {}),
+  };
+  let next = 0;
+  let thrown: { error: unknown } | undefined;
+  const lane = async (): Promise<void> => {
+    while (thrown === undefined && next < uses.length) {
+      const index = next++;
+      const use = uses[index] as ToolUseBlock;
+      try {
+        results[index] = await o.host.call(use.name, use.input, callOptions);
+      } catch (error) {
+        thrown ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(o.maxConcurrency, uses.length) }, lane));
+  if (thrown !== undefined) throw thrown.error;
+  return results;
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted === true) throw signal.reason;
+}

@@ -1,0 +1,31 @@
+// attempts: replace Array.prototype.push, map, join and Symbol.iterator,
+// then answer normally. Input { mode: "check" } reports the tool's own
+// environment instead; "pollute-and-check" pollutes, then reports.
+// expect: ok
+// expect-output: polluted
+// A correct host gives every tool its own context: another tool, and this
+// tool's next call in a fresh isolate, see pristine built-ins; the runtime
+// still writes this call's result with the intrinsics it captured.
+import { defineTool } from "corral";
+import { z } from "zod";
+import { environmentReport } from "./_environment-probe.ts";
+
+export default defineTool({
+  name: "contamination-array-prototype",
+  description: "hostile case: contamination (array-prototype)",
+  input: z.object({ mode: z.enum(["pollute", "check", "pollute-and-check"]).default("pollute") }),
+  effects: [],
+  limits: { timeoutMs: 1000, memoryMb: 32 },
+  run({ mode }) {
+    if (mode === "check") return environmentReport();
+    Array.prototype.push = () => {
+      throw new Error("push hijacked");
+    };
+    Array.prototype.map = (() => ["hijacked"]) as typeof Array.prototype.map;
+    Array.prototype.join = () => "hijacked";
+    Array.prototype[Symbol.iterator] = function* () {
+      yield "hijacked";
+    } as typeof Array.prototype.values;
+    return mode === "pollute-and-check" ? environmentReport() : "polluted";
+  },
+});

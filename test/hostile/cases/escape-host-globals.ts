@@ -1,0 +1,32 @@
+// attempts: find any Node or corral-internal name on the isolate's global
+// object and its prototype chain (process, require, Buffer, the worker's
+// timer callback, isolated-vm handles, fetch, ...).
+// expect: ok
+// expect-output: []
+// A correct host leaves none of them reachable: the list is empty.
+import { defineTool } from "corral";
+import { z } from "zod";
+
+const WANTED = [
+  "process", "require", "module", "exports", "Buffer", "global", "__dirname", "__filename",
+  "__corral_schedule", "ivm", "_ivm", "isolated_vm", "setImmediate", "fetch", "XMLHttpRequest",
+  "WebSocket", "Deno", "Bun", "importScripts", "postMessage", "gc", "%DebugPrint",
+];
+
+export default defineTool({
+  name: "escape-host-globals",
+  description: "hostile case: enumerates the global object for host names",
+  input: z.object({}),
+  effects: [],
+  limits: { timeoutMs: 1000, memoryMb: 32 },
+  run() {
+    const seen = new Set<string>();
+    for (let o: object | null = globalThis; o !== null; o = Object.getPrototypeOf(o)) {
+      for (const key of Object.getOwnPropertyNames(o)) seen.add(key);
+    }
+    const indirect = (0, eval)("this") as Record<string, unknown>;
+    const fromFunction = Function("return this")() as Record<string, unknown>;
+    const found = WANTED.filter((name) => seen.has(name) || name in indirect || name in fromFunction);
+    return found;
+  },
+});

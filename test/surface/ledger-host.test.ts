@@ -1,0 +1,129 @@
+/**
+ * The ledger through the host: strikes per source, quarantine after the third
+ * and not before, a quarantined source refused at once, operators' release,
+ * and agents' tools that keep their record across versions.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { outcomeOf, type HostEvent } from "../../src/index.js";
+import { toolSource, withHost } from "../helpers/host.js";
+
+const looping = (name: string) => toolSource({ name, extra: "limits: { timeoutMs: 200 },", run: "for (;;) {}" });
+
+describe("the ledger through the host", { timeout: 180_000 }, () => {
+  it("the third strike within the window quarantines the source, not the second; a quarantined call runs nothing", async () => {
+    const events: HostEvent[] = [];
+    await withHost(
+      async (host) => {
+        await host.load({ source: "agent:loops", code: looping("spin") });
+        for (let i = 1; i <= 2; i++) {
+          assert.equal(outcomeOf(await host.call("spin", {})), "timeout");
+          assert.equal((await host.sourceState("agent:loops")).state, "active", `after strike ${i}`);
+        }
+        assert.equal(outcomeOf(await host.call("spin", {})), "timeout");
+        const state = await host.sourceState("agent:loops");
+        assert.equal(state.state, "quarantined");
+        const refused = await host.call("spin", {});
+        assert.ok(!refused.ok);
+        assert.equal(refused.error.kind, "quarantined");
+        assert.match(refused.error.message, /quarantined since .* until .*: /);
+        assert.ok(refused.metrics.wallMs < 200, "a quarantined call must not run the tool");
+        assert.ok(events.some((e) => e.type === "quarantine" && e.source === "agent:loops"));
+        const row = (await host.audit()).find((r) => r.source === "agent:loops");
+        assert.equal(row?.totals.calls, 4);
+        assert.equal(row?.totals.strikes, 3);
+        assert.equal(row?.totals.outcomes.timeout, 3);
+        assert.equal(row?.totals.outcomes.quarantined, 1);
+        await host.release("agent:loops");
+        assert.equal((await host.sourceState("agent:loops")).state, "active");
+        assert.equal(outcomeOf(await host.call("spin", {})), "timeout");
+      },
+      { onEvent: (event) => events.push(event) },
+    );
+  });
+
+  it("a tool's own error and invalid input are not strikes", async () => {
+    await withHost(async (host) => {
+      await host.load({ source: "agent:errs", code: toolSource({ name: "errs", input: "z.object({ n: z.number() })", run: "throw new Error('no')" }) });
+      for (let i = 0; i < 4; i++) assert.equal(outcomeOf(await host.call("errs", { n: 1 })), "tool_error");
+      for (let i = 0; i < 4; i++) assert.equal(outcomeOf(await host.call("errs", { n: "x" })), "invalid_input");
+      assert.equal((await host.sourceState("agent:errs")).state, "active");
+      const row = (await host.audit()).find((r) => r.source === "agent:errs");
+      assert.equal(row?.totals.outcomes.tool_error, 4);
+      assert.equal(row?.totals.outcomes.invalid_input, 4);
+      assert.equal(row?.totals.strikes, 0);
+    });
+  });
+
+  it("an agent's tools keep their record across versions: resubmitting does not clear strikes", async () => {
+    await withHost(async (host) => {
+      const first = await host.author({ agent: "writer", code: looping("agent_spin") });
+      assert.ok(first.ok);
+      assert.equal(first.source, "agent:writer");
+      assert.equal(outcomeOf(await host.call("agent_spin", {})), "timeout");
+      assert.equal(outcomeOf(await host.call("agent_spin", {})), "timeout");
+      // "fixed" and renamed: a new version of the same source
+      const second = await host.author({ agent: "writer", code: looping("agent_spin_v2") });
+      assert.ok(second.ok);
+      assert.notEqual(second.version, first.version);
+      assert.equal(outcomeOf(await host.call("agent_spin", {})), "unknown_tool");
+      assert.equal(outcomeOf(await host.call("agent_spin_v2", {})), "timeout");
+      assert.equal((await host.sourceState("agent:writer")).state, "quarantined");
+      const refused = await host.author({ agent: "writer", code: toolSource({ name: "innocent", run: "return 1;" }) });
+      assert.ok(!refused.ok);
+      assert.equal(refused.error.kind, "quarantined");
+      const report = await host.auditSource("agent:writer");
+      assert.equal(report?.versions, 2);
+      assert.equal(report?.totals.strikes, 3);
+    });
+  });
+
+  it("authoring limits: source size, tools per agent, names of other sources", async () => {
+    await withHost(
+      async (host) => {
+        const big = await host.author({ agent: "big", code: `// ${"x".repeat(3000)}\n${toolSource({ name: "big", run: "return 1;" })}` });
+        assert.ok(!big.ok);
+        assert.match(big.error.message, /larger than 2048 bytes/);
+        const many = `import { defineTool } from "corral"; import { z } from "zod";
+          export default [1, 2, 3].map((i) => defineTool({ name: "t" + i, description: "d", input: z.object({}), effects: [], run: () => i }));`;
+        const tooMany = await host.author({ agent: "many", code: many });
+        assert.ok(!tooMany.ok);
+        assert.match(tooMany.error.message, /at most 2/);
+        await host.load({ source: "host:owner", code: toolSource({ name: "taken", run: "return 1;" }) });
+        const clash = await host.author({ agent: "thief", code: toolSource({ name: "taken", run: "return 2;" }) });
+        assert.ok(!clash.ok);
+        assert.match(clash.error.message, /"taken" \(owned by host:owner\)/);
+        const badId = await host.author({ agent: "no spaces", code: toolSource({ name: "x", run: "return 1;" }) });
+        assert.ok(!badId.ok);
+      },
+      { maxAgentSourceBytes: 2048, maxToolsPerAgent: 2 },
+    );
+  });
+
+  it("create_tool: hidden unless exposed; compile errors come back with file:line:col; new tools are activated", async () => {
+    await withHost(
+      async (host) => {
+        assert.ok(host.declarations().some((d) => d.name === "create_tool"));
+        const broken = await host.call("create_tool", { code: "import { defineTool } from 'corral';\nconst x = ;\n" });
+        assert.ok(!broken.ok);
+        assert.equal(broken.error.kind, "compile_error");
+        assert.match(broken.error.message, /agent:helper:2:\d+: /);
+        const made = await host.call("create_tool", { code: toolSource({ name: "made_by_agent", input: "z.object({ a: z.number() })", run: "return input.a * 2;" }) });
+        assert.ok(made.ok, JSON.stringify(made));
+        assert.deepEqual(made.control?.add_tools, ["made_by_agent"]);
+        const used = await host.call("made_by_agent", { a: 21 });
+        assert.ok(used.ok);
+        assert.equal(used.output, "42");
+        assert.equal(used.source, "agent:helper");
+      },
+      { createTool: { agent: "helper", exposure: "direct" } },
+    );
+    await withHost(
+      async (host) => {
+        assert.ok(!host.declarations().some((d) => d.name === "create_tool"));
+        assert.equal(outcomeOf(await host.call("create_tool", { code: "x" })), "compile_error");
+      },
+      { createTool: { agent: "helper" } },
+    );
+  });
+});
