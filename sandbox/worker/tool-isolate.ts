@@ -284,13 +284,17 @@ export class ToolIsolate {
       this.#timers.delete(timer);
       if (!this.#inCall || !this.alive) return;
       const left = Math.max(1, Math.floor(this.#callDeadline - performance.now()));
-      try {
-        this.#enter(() => this.#api.fire.applySync(undefined, [id], { arguments: { copy: true }, timeout: left }));
-      } catch {
-        // A timer callback that ran past the deadline, or hit the memory
-        // limit: end the call now rather than at the deadline.
-        this.#failWaiting(new Error("a timer callback was stopped by a limit"));
-      }
+      // Timers fire through the async apply, not applySync: thousands of
+      // synchronous entries with short timeouts (an interval storm) race
+      // isolated-vm 5's timer thread and crash the process (SIGSEGV, seen in
+      // test/hostile). Timers are not the hot path; the thread hop is fine.
+      this.#api.fire.apply(undefined, [id], { arguments: { copy: true }, timeout: left }).catch(() => {
+        // A callback past the deadline or the memory limit ends the call now;
+        // a detached rejection rethrown by isolated-vm does not.
+        if (!this.alive || performance.now() >= this.#callDeadline - 1) {
+          this.#failWaiting(new Error("a timer callback was stopped by a limit"));
+        }
+      });
     }, delayMs);
     this.#timers.add(timer);
   }

@@ -137,6 +137,9 @@ export class WorkerSession {
         this.kill("crash", "the sandbox worker named a process that is not its own");
         return;
       }
+      this.#worker.onFatalMemory(() =>
+        this.kill("memory", "the tool exhausted V8's memory (its worker reported a fatal out-of-memory); the worker was killed"),
+      );
       this.#ready = true;
       this.#hooks.ready(this);
       return;

@@ -14,6 +14,8 @@ export class WorkerProcess {
   readonly pid: number;
   readonly #child: ChildProcess;
   #stderrTail = "";
+  #onFatalMemory: (() => void) | undefined;
+  #fatalMemorySeen = false;
 
   constructor(child: ChildProcess, logger: Logger) {
     this.pid = child.pid ?? -1;
@@ -26,10 +28,27 @@ export class WorkerProcess {
       stream.unpipe(name === "stdout" ? process.stdout : process.stderr);
       stream.on("data", (chunk: Buffer) => {
         const text = chunk.toString("utf8");
-        if (name === "stderr") this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_TAIL_CHARS);
+        if (name === "stderr") {
+          this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_TAIL_CHARS);
+          if (!this.#fatalMemorySeen && diedOfMemory(this.#stderrTail)) {
+            this.#fatalMemorySeen = true;
+            this.#onFatalMemory?.();
+          }
+        }
         logger.debug({ worker: this.pid, stream: name, text: text.slice(0, 2000) }, "sandbox worker output");
       });
     }
+  }
+
+  /**
+   * Called once when V8 reports a fatal out-of-memory on stderr. The process
+   * may then hang rather than die (isolated-vm's catastrophic-error handler
+   * needs the main thread, which a synchronous entry holds), so the host kills
+   * it at once instead of waiting for the watchdog.
+   */
+  onFatalMemory(callback: () => void): void {
+    this.#onFatalMemory = callback;
+    if (this.#fatalMemorySeen) callback();
   }
 
   get exited(): boolean {

@@ -12,6 +12,7 @@
  * // expect-output: <exact output text>         (optional, for ok)
  * // expect-message: <text the error message contains>   (optional)
  * // input: <JSON input for the call>           (optional, default {})
+ * // repeat: <n>                                (optional: call n times, each must match)
  * ```
  *
  * Every case runs in its category's suite; none may be set aside.
@@ -48,6 +49,8 @@ export type HostileCase = {
   output?: string;
   message?: string;
   input: unknown;
+  /** How many calls in a row must each give the expected answer. */
+  repeat: number;
 };
 
 /** Reads the comment block at the top of a case file. */
@@ -76,6 +79,9 @@ export function parseCaseHeader(path: string, text: string): Omit<HostileCase, "
   const kind = (call ?? load)!;
   assert.ok((OUTCOME_KINDS as readonly string[]).includes(kind), `${name}: "${kind}" is not an outcome kind`);
   const inputText = field("input");
+  const repeatText = field("repeat");
+  const repeat = repeatText === undefined ? 1 : Number(repeatText);
+  assert.ok(Number.isInteger(repeat) && repeat >= 1 && repeat <= 20, `${name}: repeat must be 1-20`);
   const result: Omit<HostileCase, "category"> = {
     name,
     path,
@@ -83,6 +89,7 @@ export function parseCaseHeader(path: string, text: string): Omit<HostileCase, "
     stage: call !== undefined ? "call" : "load",
     kind,
     input: inputText === undefined ? {} : (JSON.parse(inputText) as unknown),
+    repeat,
   };
   const output = field("expect-output");
   if (output !== undefined) result.output = output;
@@ -108,7 +115,14 @@ export function caseFile(name: string): string {
 }
 
 /** The options of every hostile host: two workers, small load limits. */
-export const HOSTILE_HOST_OPTIONS: HostOptions = { workers: 2, loadTimeoutMs: 1500, loadMemoryMb: 64 };
+export const HOSTILE_HOST_OPTIONS: HostOptions = {
+  workers: 2,
+  loadTimeoutMs: 1500,
+  loadMemoryMb: 64,
+  // Quarantine is not what these suites test: a case called several times
+  // (repeat) must keep reaching the sandbox.
+  ledger: { store: false, policy: { strikes: 1000 } },
+};
 
 /** Worker processes a healthy host may have alive: its workers and any spares. */
 export function allowedWorkerProcesses(options: HostOptions): number {
@@ -175,9 +189,14 @@ export async function runCase(shared: SharedHost, c: HostileCase, t?: TestContex
       loaded.tools.some((tool) => tool.name === c.name),
       `${c.name}: the module must define a tool named after its file`,
     );
-    result = await host.call(c.name, c.input);
+    for (let attempt = 1; attempt <= c.repeat; attempt++) {
+      result = await host.call(c.name, c.input);
+      const shown = JSON.stringify(result).slice(0, 1200);
+      const which = c.repeat > 1 ? ` (call ${attempt} of ${c.repeat})` : "";
+      assert.equal(outcomeOf(result), c.kind, `${c.name}: wrong outcome${which}: ${shown}`);
+    }
+    assert.ok(result !== undefined);
     const shown = JSON.stringify(result).slice(0, 1200);
-    assert.equal(outcomeOf(result), c.kind, `${c.name}: wrong outcome: ${shown}`);
     // Whatever the tool did, the result is a well-formed ToolResult.
     assert.ok(ToolResult.safeParse(result).success, `${c.name}: malformed result: ${shown}`);
     if (result.ok) {
