@@ -86,6 +86,8 @@ export const DescribeReply = z.strictObject({
   end: RunEnd,
   /** The guest's manifest list as JSON text, when `end` is `completed`. */
   manifestsJson: JsonText.optional(),
+  /** The isolate key the worker kept warm from this load (a module of one tool). */
+  kept: z.string().optional(),
   message: z.string().optional(),
   metrics: Metrics,
 });

@@ -46,7 +46,7 @@ export const HOST_DEFAULTS = {
   maxWarmIsolates: 64,
   /** Total heap of the warm isolates of one worker. @default 512 */
   maxWarmHeapMb: 512,
-  /** Calls running at once over all tools. @default the number of workers */
+  /** Calls running at once over all tools. @default workers × pipelineDepth */
   maxInFlight: 0,
   /** Calls of one tool running at once. @default maxInFlight */
   maxInFlightPerTool: 0,
@@ -124,7 +124,8 @@ export function resolveHostOptions(options: unknown): ResolvedHostOptions {
     throw new CorralError("invalid_options", `createHost options are invalid: ${detail}`, { issues: parsed.error.issues });
   }
   const resolved = { ...HOST_DEFAULTS, ...parsed.data } as ResolvedHostOptions;
-  if (resolved.maxInFlight === 0) resolved.maxInFlight = resolved.workers;
+  // Enough calls in flight to keep every worker's pipeline full.
+  if (resolved.maxInFlight === 0) resolved.maxInFlight = resolved.workers * resolved.pipelineDepth;
   if (resolved.maxInFlightPerTool === 0) resolved.maxInFlightPerTool = resolved.maxInFlight;
   if (resolved.maxInFlightPerTool > resolved.maxInFlight) {
     throw new CorralError("invalid_options", "options.maxInFlightPerTool and options.maxInFlight conflict: one tool cannot run more calls than all tools together");

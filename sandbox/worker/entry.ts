@@ -50,16 +50,40 @@ async function describe(task: DescribeTask): Promise<DescribeReply> {
   if (created instanceof LoadFailure) {
     return { type: "describe", end: created.end, message: created.message, metrics: { wallMs: 0, cpuMs: 0, heapBytes: 0 } };
   }
-  try {
-    const run = await created.describe(task.limits);
-    return { type: "describe", end: run.end, manifestsJson: run.text, message: run.message, metrics: run.metrics };
-  } finally {
+  const run = await created.describe(task.limits);
+  const reply: DescribeReply = { type: "describe", end: run.end, manifestsJson: run.text, message: run.message, metrics: run.metrics };
+  // A module of one tool: its describe isolate is exactly what that tool's
+  // first call would build (fresh context, runtime, the module's top level),
+  // so it stays warm under the call's key instead of being built twice.
+  const only = run.end === "completed" && run.text !== undefined ? soleToolName(run.text) : undefined;
+  if (only !== undefined && created.alive) {
+    const key = isolateKey(task.bundle.hash, task.limits.memoryMb, only);
+    cache.keep(key, created);
+    reply.kept = key;
+  } else {
     created.dispose();
+  }
+  return reply;
+}
+
+/** The name of the module's only tool, from the runtime's own description (checked again on the host). */
+function soleToolName(manifestsJson: string): string | undefined {
+  try {
+    const described = JSON.parse(manifestsJson) as { ok?: unknown; tools?: { name?: unknown }[] };
+    const tools = described.ok === true && Array.isArray(described.tools) ? described.tools : [];
+    return tools.length === 1 && typeof tools[0]?.name === "string" ? tools[0].name : undefined;
+  } catch {
+    return undefined;
   }
 }
 
+/** The same key the host uses for affinity: bundle, memory limit, tool. */
+function isolateKey(hash: string, memoryMb: number, tool: string): string {
+  return `${hash}:${memoryMb}:${tool}`;
+}
+
 async function call(task: CallTask): Promise<CallReply> {
-  const key = `${task.bundle.hash}:${task.limits.memoryMb}:${task.tool}`;
+  const key = isolateKey(task.bundle.hash, task.limits.memoryMb, task.tool);
   let isolate = cache.take(key);
   const warm = isolate !== undefined;
   if (isolate === undefined) {

@@ -164,7 +164,7 @@ class CorralHost implements Host {
     return declare(entries, (source) => this.#quarantine.isQuarantined(source), activated).filter((d) => d.name !== TOOL_SEARCH || waiting);
   }
 
-  call(name: string, input: unknown, options: CallOptions = {}): Promise<ToolResult> {
+  async call(name: string, input: unknown, options: CallOptions = {}): Promise<ToolResult> {
     this.#assertAlive();
     return runCall(this.#callDeps, name, input, options);
   }

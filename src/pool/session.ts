@@ -150,6 +150,7 @@ export class WorkerSession {
       return;
     }
     this.#fifo.shift();
+    if (message.reply.type === "describe" && message.reply.kept !== undefined) this.warm.add(message.reply.kept);
     this.#clearHeadTimers();
     if (this.#fifo.length > 0) this.#startHead();
     head.settle({ ok: true, reply: message.reply });
