@@ -34,19 +34,58 @@ const WorkerSettings = z.strictObject({
   maxWarmIsolates: z.number().int().positive(),
   maxWarmHeapMb: z.number().int().positive(),
   loadTimeoutMs: z.number().int().positive(),
+  /** The memory limit most tools get: the blank isolate kept ready has it. */
+  defaultMemoryMb: z.number().int().min(8),
 });
 export type WorkerSettings = z.infer<typeof WorkerSettings>;
 
 const settings = WorkerSettings.parse(JSON.parse(process.env.CORRAL_WORKER_SETTINGS ?? "{}"));
 const cache = new IsolateCache({ maxIsolates: settings.maxWarmIsolates, maxHeapBytes: settings.maxWarmHeapMb * 1024 * 1024 });
 
+// One blank isolate (context and guest runtime run, no module) is kept ready
+// and made again only while this worker is idle: a cold tool then pays for
+// its own module, not for initialising zod.
+let blank: ToolIsolate | undefined;
+let blankMemoryMb = settings.defaultMemoryMb;
+let tasksInFlight = 0;
+
+function takeBlank(memoryMb: number): ToolIsolate | undefined {
+  blankMemoryMb = memoryMb;
+  if (blank === undefined || blank.memoryMb !== memoryMb || !blank.alive) return undefined;
+  const taken = blank;
+  blank = undefined;
+  return taken;
+}
+
+/** A load is usually followed at once by the tool's first call: wait a moment of quiet first. */
+const REFILL_AFTER_IDLE_MS = 100;
+let refill: NodeJS.Timeout | undefined;
+
+function refillBlank(): void {
+  clearTimeout(refill);
+  refill = setTimeout(() => {
+    if (tasksInFlight > 0 || (blank !== undefined && blank.alive && blank.memoryMb === blankMemoryMb)) return;
+    blank?.dispose();
+    blank = undefined;
+    try {
+      blank = ToolIsolate.prepare(blankMemoryMb, settings.loadTimeoutMs);
+    } catch {
+      // A blank that cannot be made now is made on demand by the next load.
+    }
+  }, REFILL_AFTER_IDLE_MS);
+  refill.unref();
+}
+
 async function describe(task: DescribeTask): Promise<DescribeReply> {
-  const created = ToolIsolate.create({
-    code: bundleCode(task.bundle),
-    filename: task.bundle.filename,
-    memoryMb: task.limits.memoryMb,
-    loadTimeoutMs: task.limits.timeoutMs,
-  });
+  const created = ToolIsolate.create(
+    {
+      code: bundleCode(task.bundle),
+      filename: task.bundle.filename,
+      memoryMb: task.limits.memoryMb,
+      loadTimeoutMs: task.limits.timeoutMs,
+    },
+    takeBlank(task.limits.memoryMb),
+  );
   if (created instanceof LoadFailure) {
     return { type: "describe", end: created.end, message: created.message, metrics: { wallMs: 0, cpuMs: 0, heapBytes: 0 } };
   }
@@ -87,12 +126,15 @@ async function call(task: CallTask): Promise<CallReply> {
   let isolate = cache.take(key);
   const warm = isolate !== undefined;
   if (isolate === undefined) {
-    const created = ToolIsolate.create({
-      code: bundleCode(task.bundle),
-      filename: task.bundle.filename,
-      memoryMb: task.limits.memoryMb,
-      loadTimeoutMs: task.limits.timeoutMs,
-    });
+    const created = ToolIsolate.create(
+      {
+        code: bundleCode(task.bundle),
+        filename: task.bundle.filename,
+        memoryMb: task.limits.memoryMb,
+        loadTimeoutMs: task.limits.timeoutMs,
+      },
+      takeBlank(task.limits.memoryMb),
+    );
     if (created instanceof LoadFailure) {
       return { type: "call", end: created.end, message: created.message, metrics: { wallMs: 0, cpuMs: 0, heapBytes: 0 }, warm };
     }
@@ -126,6 +168,7 @@ async function warmUp(): Promise<void> {
 }
 
 await warmUp();
+blank = ToolIsolate.prepare(blankMemoryMb, settings.loadTimeoutMs);
 
 async function handle(task: Task): Promise<Reply> {
   try {
@@ -150,7 +193,12 @@ export default function serve(raw: unknown): Promise<never> {
     const parsed = HostMessage.safeParse(raw);
     if (!parsed.success) return; // tinypool's own messages, or noise
     const { id, task } = parsed.data;
-    queue = queue.then(async () => send({ corral: 1, type: "reply", id, reply: await handle(task) }));
+    tasksInFlight++;
+    clearTimeout(refill);
+    queue = queue.then(async () => {
+      send({ corral: 1, type: "reply", id, reply: await handle(task) });
+      if (--tasksInFlight === 0) refillBlank();
+    });
   });
   send({ corral: 1, type: "ready", pid: process.pid });
   return new Promise<never>(() => {

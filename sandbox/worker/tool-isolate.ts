@@ -64,8 +64,11 @@ export class ToolIsolate {
   #callsSinceHeapRead = 0;
   #inCall = false;
   heapBytes = 0;
+  readonly #memoryMb: number;
+  #loadRef: Reference | undefined;
 
   private constructor(options: ToolIsolateOptions) {
+    this.#memoryMb = options.memoryMb;
     this.#isolate = new ivm.Isolate({
       memoryLimit: options.memoryMb,
       onCatastrophicError: (message) => catastrophe(message),
@@ -73,13 +76,42 @@ export class ToolIsolate {
     this.#context = this.#isolate.createContextSync();
   }
 
-  /** Creates the isolate, runs the runtime and the bundle's top level. */
-  static create(options: ToolIsolateOptions): ToolIsolate | LoadFailure {
+  /**
+   * An isolate with its context and the guest runtime run, but no module yet:
+   * the costly part of a cold tool (zod's initialisation), which the worker
+   * can do ahead of time while idle. No tool code has ever run in it.
+   */
+  static prepare(memoryMb: number, timeoutMs: number): ToolIsolate {
+    const tool = new ToolIsolate({ code: "", filename: "", memoryMb, loadTimeoutMs: timeoutMs });
+    try {
+      tool.#runRuntime(timeoutMs);
+      return tool;
+    } catch (error) {
+      tool.dispose();
+      throw error;
+    }
+  }
+
+  get memoryMb(): number {
+    return this.#memoryMb;
+  }
+
+  /**
+   * Creates the isolate (or takes a prepared `blank` one of the same memory
+   * limit), runs the runtime and the bundle's top level.
+   */
+  static create(options: ToolIsolateOptions, blank?: ToolIsolate): ToolIsolate | LoadFailure {
     let tool: ToolIsolate | undefined;
     const started = performance.now();
     try {
-      tool = new ToolIsolate(options);
-      const failure = tool.#load(options);
+      if (blank !== undefined && blank.alive && blank.#memoryMb === options.memoryMb && blank.#loadRef !== undefined) {
+        tool = blank;
+      } else {
+        blank?.dispose();
+        tool = new ToolIsolate(options);
+        tool.#runRuntime(options.loadTimeoutMs);
+      }
+      const failure = tool.#loadModule(options);
       if (failure !== undefined) {
         tool.dispose();
         return new LoadFailure("load_error", failure);
@@ -99,7 +131,7 @@ export class ToolIsolate {
     }
   }
 
-  #load(options: ToolIsolateOptions): string | undefined {
+  #runRuntime(timeoutMs: number): void {
     const global = this.#context.global;
     this.#keep(global as Reference);
     const lend = (global as IsolatedVM.Reference<Record<string, unknown>>).setSync.bind(global);
@@ -107,13 +139,18 @@ export class ToolIsolate {
     lend("__corral_done", new ivm.Callback((seq: number) => this.#onDone(seq), { ignored: true }));
     const runtime = compileRuntime(this.#isolate);
     const api = this.#keep(
-      runtime.runSync(this.#context, { reference: true, timeout: options.loadTimeoutMs }) as Reference,
+      runtime.runSync(this.#context, { reference: true, timeout: timeoutMs }) as Reference,
     ) as IsolatedVM.Reference<Record<string, unknown>>;
     runtime.release();
     const get = (name: string) => this.#keep(api.getSync(name, { reference: true }) as Reference);
     this.#api = { start: get("start"), poll: get("poll"), describe: get("describe"), fire: get("fire") };
-    const load = get("load");
+    this.#loadRef = get("load");
+  }
 
+  #loadModule(options: ToolIsolateOptions): string | undefined {
+    const load = this.#loadRef;
+    if (load === undefined) return "the corral runtime was not started in this isolate";
+    this.#loadRef = undefined; // one module per isolate, ever
     // The wrapper sits on its own line, so the tool's line numbers stay true.
     const script = this.#isolate.compileScriptSync(`(function (module, exports, require) {\n${options.code}\n})`, {
       filename: options.filename,

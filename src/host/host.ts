@@ -66,7 +66,12 @@ class CorralHost implements Host {
       pipelineDepth: options.pipelineDepth,
       watchdogGraceMs: options.watchdogGraceMs,
       workerMemorySlackMb: options.workerMemorySlackMb,
-      worker: { maxWarmIsolates: options.maxWarmIsolates, maxWarmHeapMb: options.maxWarmHeapMb, loadTimeoutMs: options.loadTimeoutMs },
+      worker: {
+        maxWarmIsolates: options.maxWarmIsolates,
+        maxWarmHeapMb: options.maxWarmHeapMb,
+        loadTimeoutMs: options.loadTimeoutMs,
+        defaultMemoryMb: options.defaultMemoryMb,
+      },
       logger: this.#logger,
     });
     this.#admission = new Admission({ maxInFlight: options.maxInFlight, maxInFlightPerTool: options.maxInFlightPerTool, maxQueue: options.maxQueue });

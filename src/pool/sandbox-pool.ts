@@ -37,7 +37,7 @@ export type SandboxPoolOptions = {
   pipelineDepth: number;
   watchdogGraceMs: number;
   workerMemorySlackMb: number;
-  worker: { maxWarmIsolates: number; maxWarmHeapMb: number; loadTimeoutMs: number };
+  worker: { maxWarmIsolates: number; maxWarmHeapMb: number; loadTimeoutMs: number; defaultMemoryMb: number };
   logger: Logger;
 };
 
