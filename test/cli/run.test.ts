@@ -88,8 +88,9 @@ export const second = defineTool({ name: "second_tool", description: "two", inpu
     const result = JSON.parse(run.stdout) as { ok: boolean; error: { kind: string }; metrics: { wallMs: number } };
     assert.equal(result.ok, false);
     assert.equal(result.error.kind, "timeout");
-    // The tool's default limit is 5000 ms: finishing well before shows --timeout reached the call.
-    assert.ok(result.metrics.wallMs < 3_000, `the call took ${result.metrics.wallMs} ms`);
+    // The message names the limit that stopped it: --timeout reached the call
+    // (the tool's own default is 5000 ms).
+    assert.match((result.error as { message?: string }).message ?? "", /300 ms/);
   });
 
   it("asks for --tool when the module has several tools, and obeys it", async () => {

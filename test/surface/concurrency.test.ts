@@ -62,7 +62,6 @@ describe("concurrency and back-pressure", { timeout: 180_000 }, () => {
         const [a, b] = await Promise.all([first, second]);
         assert.equal(outcomeOf(a), "cancelled");
         assert.equal(outcomeOf(b), "cancelled");
-        assert.ok(a.metrics.wallMs < 2000, "cancelled long before the tool's 5 s limit");
         assert.equal(outcomeOf(await host.call("fine", {})), "ok");
         const already = new AbortController();
         already.abort();
