@@ -49,4 +49,3 @@ describe("worker boot and replacement", { timeout: 60_000 }, () => {
     );
   });
 });
-});
