@@ -76,16 +76,19 @@ function refillBlank(): void {
   refill.unref();
 }
 
+/** A new isolate with the task's bundle loaded, from the blank one when it fits. */
+function createIsolate(task: Task): ToolIsolate | LoadFailure {
+  const options = {
+    code: bundleCode(task.bundle),
+    filename: task.bundle.filename,
+    memoryMb: task.limits.memoryMb,
+    loadTimeoutMs: task.limits.timeoutMs,
+  };
+  return ToolIsolate.create(options, takeBlank(task.limits.memoryMb));
+}
+
 async function describe(task: DescribeTask): Promise<DescribeReply> {
-  const created = ToolIsolate.create(
-    {
-      code: bundleCode(task.bundle),
-      filename: task.bundle.filename,
-      memoryMb: task.limits.memoryMb,
-      loadTimeoutMs: task.limits.timeoutMs,
-    },
-    takeBlank(task.limits.memoryMb),
-  );
+  const created = createIsolate(task);
   if (created instanceof LoadFailure) {
     return { type: "describe", end: created.end, message: created.message, metrics: { wallMs: 0, cpuMs: 0, heapBytes: 0 } };
   }
@@ -126,15 +129,7 @@ async function call(task: CallTask): Promise<CallReply> {
   let isolate = cache.take(key);
   const warm = isolate !== undefined;
   if (isolate === undefined) {
-    const created = ToolIsolate.create(
-      {
-        code: bundleCode(task.bundle),
-        filename: task.bundle.filename,
-        memoryMb: task.limits.memoryMb,
-        loadTimeoutMs: task.limits.timeoutMs,
-      },
-      takeBlank(task.limits.memoryMb),
-    );
+    const created = createIsolate(task);
     if (created instanceof LoadFailure) {
       return { type: "call", end: created.end, message: created.message, metrics: { wallMs: 0, cpuMs: 0, heapBytes: 0 }, warm };
     }

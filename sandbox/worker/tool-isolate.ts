@@ -19,10 +19,12 @@ import type { CallLimits, Metrics, RunEnd } from "../protocol.js";
 import { ivm } from "./load-isolated-vm.js";
 import type IsolatedVM from "isolated-vm-types";
 import { compileRuntime } from "./runtime-script.js";
+import { catastrophe, failureMessage, LoadFailure, zeroMetrics, type RunResult } from "./run-result.js";
+
+export { LoadFailure, type RunResult } from "./run-result.js";
 
 type Reference = IsolatedVM.Reference<unknown>;
 
-export type RunResult = { end: RunEnd; text?: string; message?: string; metrics: Metrics };
 
 export type ToolIsolateOptions = {
   code: string;
@@ -41,12 +43,6 @@ const ERROR_ENVELOPE_PREFIX = '{"ok":false';
 /** Extra room in the text limit for the envelope around the tool's data. */
 const ENVELOPE_SLACK_CHARS = 64 * 1024;
 
-export class LoadFailure {
-  constructor(
-    readonly end: RunEnd,
-    readonly message: string,
-  ) {}
-}
 
 export class ToolIsolate {
   readonly #isolate: IsolatedVM.Isolate;
@@ -397,33 +393,5 @@ export class ToolIsolate {
     } catch {
       // disposed by isolated-vm in the meantime
     }
-  }
-}
-
-function zeroMetrics(): Metrics {
-  return { wallMs: 0, cpuMs: 0, heapBytes: 0 };
-}
-
-function failureMessage(end: RunEnd, limits: CallLimits, error: unknown): string {
-  switch (end) {
-    case "timeout":
-      return `the tool ran longer than its ${limits.timeoutMs} ms limit and was stopped`;
-    case "memory":
-      return `the tool used more than its ${limits.memoryMb} MB memory limit and was stopped`;
-    default:
-      return `the tool's isolate failed: ${error instanceof Error ? error.message : "unknown failure"}`;
-  }
-}
-
-/**
- * isolated-vm's documentation: after a catastrophic error the isolate's
- * thread is asleep for good; the only safe move is to end the process. The
- * host sees the worker die and answers the call as a crash.
- */
-function catastrophe(message: string): never {
-  try {
-    process.stderr.write(`corral worker: catastrophic isolate error: ${message}\n`);
-  } finally {
-    process.abort();
   }
 }
