@@ -1,10 +1,14 @@
 /**
  * @module src/host/quarantine-view
- * The host's view of which sources are quarantined. A call asks the ledger
- * (so a release or quarantine made by another process, such as the CLI,
- * counts at once); `declarations()` must answer synchronously, so it reads
- * the states learnt from those answers, from the ledger's events, and from a
- * refresh every few seconds.
+ * The host's view of which sources are quarantined. A call's check reads the
+ * ledger's store only when it must: when another process (the CLI) has
+ * committed since the last read (the store's change counter), when the
+ * source is new to this view, or when a quarantine it knows has run out (the
+ * ledger then records the expiry). Otherwise what this host's own records and
+ * actions told it is the truth, and the check costs no read (and lets the
+ * store batch the commits of calls running together). `declarations()` must
+ * answer synchronously and reads the same states; a refresh every few seconds
+ * keeps them fresh when no call comes.
  */
 import type { Ledger, SourceState } from "../ledger/index.js";
 
@@ -13,6 +17,9 @@ const REFRESH_MS = 5_000;
 export class QuarantineView {
   readonly #ledger: Ledger;
   readonly #states = new Map<string, SourceState>();
+  /** Every state learnt since the store last changed elsewhere, active ones included. */
+  readonly #known = new Map<string, SourceState>();
+  #counter: number | undefined;
   readonly #timer: NodeJS.Timeout;
   readonly #now: () => number;
 
@@ -24,12 +31,21 @@ export class QuarantineView {
   }
 
   async check(source: string): Promise<SourceState> {
+    const counter = this.#ledger.changesElsewhere();
+    if (counter === undefined || counter !== this.#counter) {
+      this.#known.clear();
+      this.#counter = counter;
+    } else {
+      const known = this.#known.get(source);
+      if (known !== undefined && (known.state === "active" || known.until === null || known.until > this.#now())) return known;
+    }
     const state = await this.#ledger.check(source);
     this.learn(state);
     return state;
   }
 
   learn(state: SourceState): void {
+    this.#known.set(state.source, state);
     if (state.state === "quarantined") this.#states.set(state.source, state);
     else this.#states.delete(state.source);
   }
@@ -43,6 +59,8 @@ export class QuarantineView {
     if (!this.#ledger.alive) return;
     const rows = await this.#ledger.summary();
     this.#states.clear();
+    this.#known.clear();
+    this.#counter = undefined;
     for (const row of rows) this.learn(row.state);
   }
 

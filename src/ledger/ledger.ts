@@ -101,6 +101,12 @@ export class Ledger {
   }
 
   /** The source's state now; a timed quarantine that is over ends here, recorded once as `expire`. */
+  /** See LedgerStore.changesElsewhere; undefined when the store cannot tell. */
+  changesElsewhere(): number | undefined {
+    this.#assertAlive();
+    return this.#store.changesElsewhere?.();
+  }
+
   async check(source: string): Promise<SourceState> {
     this.#assertAlive();
     checkSourceId(source);

@@ -67,6 +67,11 @@ export class MemoryLedgerStore implements LedgerStore {
     return { state: structuredClone(target.state), applied: structuredClone(applied) };
   }
 
+  /** Nobody else writes to this memory: it never changes elsewhere. */
+  changesElsewhere(): number {
+    return 0;
+  }
+
   async readState(source: string): Promise<SourceState> {
     this.#assertAlive();
     return structuredClone(this.#sources.get(source)?.state ?? initialState(source));

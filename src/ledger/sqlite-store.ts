@@ -169,6 +169,12 @@ export class SqliteLedgerStore implements LedgerStore {
     return { state: applied?.state ?? state, applied };
   }
 
+  /** SQLite's data_version: changed only by commits of other connections. */
+  changesElsewhere(): number {
+    if (this.#closed) throw new LedgerClosedError("the SQLite ledger store");
+    return this.#db.pragma("data_version", { simple: true }) as number;
+  }
+
   readState(source: string): Promise<SourceState> {
     return this.#run("read a source's state", () => this.#readState(source));
   }

@@ -68,6 +68,13 @@ export interface LedgerStore {
   recordCall(call: CallRecord, options: RecordOptions): Promise<Applied>;
   /** The stored state; an unknown source is active, never quarantined. */
   readState(source: string): Promise<SourceState>;
+  /**
+   * A number that changes whenever another writer (another process) has
+   * committed since the last time it was read; this store's own commits do
+   * not change it. Lets a reader that keeps what its own writes told it skip
+   * reading state again. A store that cannot tell leaves it out.
+   */
+  changesElsewhere?(): number;
   /** Reads the state and stores what `decide` makes of it, in one transaction. */
   transition(source: string, decide: Decide): Promise<Applied>;
   /** Every source with a call or a change of state, in no particular order. */
