@@ -1,0 +1,187 @@
+// `npm run bench`: corral against raw baselines with the same small tool, in
+// one run, side by side and interleaved; prints a table and rewrites
+// docs/benchmarks.md.
+//
+//   node scripts/bench.mjs [--quick] [--build | --no-build]
+//
+// The first process builds dist/ if it is stale, snapshots it (see
+// scripts/bench/prepare.mjs) and re-runs this script under
+// `node --no-node-snapshot`, which the raw isolated-vm baselines need (they
+// run in the bench process). The second process measures:
+//
+//   warm call ──── plain · ivm applySync (± timeout) · ivm apply · corral ToolIsolate · naive pool
+//                  · corral worker alone · corral · corral with an in-memory ledger
+//   throughput ─── naive pool · corral · corral, in-memory ledger · corral, other maxInFlight (64 in flight)
+//   cold tool ──── new source · same source (same host, new host) · raw fresh isolate
+//   mixed ──────── 20 tools, maxWarmIsolates 12 vs default
+//   recovery ───── next call after a kill · calls running meanwhile
+//   memory ─────── separate process: host and worker RSS, per warm tool
+//   profile ────── host under --cpu-prof · worker under --cpu-prof · guest runtime
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const args = process.argv.slice(2);
+const quick = args.includes("--quick") || process.env.BENCH_QUICK === "1";
+
+const FULL = {
+  warm: { rounds: 9, plain: 5_000, ivmSync: 3_000, ivmAsync: 1_500, pool: 1_500, sporadic: 60, gapMs: 10 },
+  throughput: { rounds: 5, total: 3_000, inFlight: 64 },
+  cold: { rounds: 6, perRound: 4, newHosts: 4, anatomy: 20 },
+  mixed: { rounds: 3, total: 500, inFlight: 16, maxWarmIsolates: 12 },
+  recovery: { abortSamples: 5, memorySamples: 2, bystanderEvents: 3, bystanderWindowMs: 1_500, steadyMs: 1_000 },
+  memory: { tools: 100 },
+  profile: { hostCalls: 5_000, workerCalls: 5_000, guestCalls: 20_000 },
+};
+const QUICK = {
+  warm: { rounds: 2, plain: 2_000, ivmSync: 1_000, ivmAsync: 500, pool: 300, sporadic: 20, gapMs: 10 },
+  throughput: { rounds: 1, total: 800, inFlight: 64 },
+  cold: { rounds: 1, perRound: 3, newHosts: 1, anatomy: 5 },
+  mixed: { rounds: 1, total: 100, inFlight: 16, maxWarmIsolates: 12 },
+  recovery: { abortSamples: 1, memorySamples: 1, bystanderEvents: 1, bystanderWindowMs: 800, steadyMs: 500 },
+  memory: { tools: 10 },
+  profile: { hostCalls: 300, workerCalls: 300, guestCalls: 5_000 },
+};
+
+if (!process.execArgv.includes("--no-node-snapshot") || process.env.BENCH_DIST === undefined) {
+  await relaunch();
+} else {
+  await main(quick ? QUICK : FULL);
+}
+
+/** Builds and snapshots dist/, then runs the measuring process with the flag isolated-vm needs. */
+async function relaunch() {
+  const { prepareDist, removeSnapshot } = await import("./bench/prepare.mjs");
+  const snapshot = prepareDist({ forceBuild: args.includes("--build"), skipBuild: args.includes("--no-build") });
+  const child = spawn(process.execPath, ["--no-node-snapshot", fileURLToPath(import.meta.url), ...args], {
+    stdio: "inherit",
+    env: { ...process.env, BENCH_DIST: snapshot },
+  });
+  const forward = (signal) => child.kill(signal);
+  process.on("SIGINT", forward);
+  process.on("SIGTERM", forward);
+  const code = await new Promise((resolve) => child.on("exit", (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0))));
+  removeSnapshot(snapshot);
+  process.exit(code);
+}
+
+async function main(config) {
+  const started = performance.now();
+  const log = (message) => console.error(`bench ${((performance.now() - started) / 1000).toFixed(1).padStart(6)} s  ${message}`);
+  const { cpuSnapshot, describeMachine, currentLoad, othersShare } = await import("./bench/machine.mjs");
+  const { distUrl } = await import("./bench/dist.mjs");
+  const { rawToolScript } = await import("./bench/tools.mjs");
+  const baselines = await import("./bench/baselines.mjs");
+  const { createInProcessToolIsolate, createWarmCorral } = await import("./bench/contenders.mjs");
+  const { createDirectWorker } = await import("./bench/direct-worker.mjs");
+  const { measureWarm, measureThroughput } = await import("./bench/latency.mjs");
+  const { measureCold } = await import("./bench/cold.mjs");
+  const { measureMixed } = await import("./bench/mixed.mjs");
+  const { measureRecovery } = await import("./bench/recovery.mjs");
+  const { measureMemory } = await import("./bench/memory.mjs");
+  const { profileHost, profileWorker, profileGuestSide } = await import("./bench/profile.mjs");
+  const { renderConsole, writeMarkdown } = await import("./bench/report.mjs");
+
+  const machine = describeMachine();
+  const loadBefore = currentLoad();
+  const cpuBefore = cpuSnapshot();
+  const tempDir = mkdtempSync(join(tmpdir(), "corral-bench-"));
+  const results = { mode: quick ? "quick" : "full", machine, loadBefore, warmGapMs: config.warm.gapMs };
+  const open = [];
+  const closeAll = async () => {
+    for (const thing of open.splice(0).reverse()) await thing.close();
+  };
+  log(`${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.isolatedVm.name} ${machine.isolatedVm.version}, load ${loadBefore.map((v) => v.toFixed(2)).join(" ")}`);
+  try {
+    // Warm call and throughput: every contender alive at once, each idle while the others run.
+    const script = await rawToolScript();
+    const plain = baselines.createPlainBaseline(script);
+    const inProcess = await baselines.createInProcessIsolate(script);
+    open.push(inProcess);
+    const naive = await baselines.createNaivePool(script, tempDir);
+    open.push(naive);
+    const toolIsolate = await createInProcessToolIsolate(tempDir);
+    open.push(toolIsolate);
+    const corral = await createWarmCorral(tempDir);
+    open.push(corral);
+    const direct = await createDirectWorker(tempDir, { settingsFromPid: corral.pids[0] });
+    open.push(direct);
+    // The same host with the ledger in memory: what the SQLite ledger costs a call.
+    const memoryLedger = await createWarmCorral(tempDir, { ledger: { store: false } });
+    open.push(memoryLedger);
+    log("contenders ready; warm calls");
+    const w = config.warm;
+    results.warm = await measureWarm(
+      [
+        { name: "plain", kind: "sync", call: plain.call, n: w.plain },
+        { name: "ivmSync", kind: "sync", call: inProcess.callSync, n: w.ivmSync },
+        { name: "ivmSyncTimeout", kind: "sync", call: inProcess.callSyncTimeout, n: w.ivmSync },
+        { name: "ivmAsync", kind: "async", call: inProcess.callAsync, n: w.ivmAsync },
+        { name: "toolIsolate", kind: "async", call: toolIsolate.call, n: w.ivmAsync },
+        { name: "naive", kind: "async", call: naive.call, n: w.pool, pids: naive.pids },
+        { name: "corralWorker", kind: "async", call: direct.call, n: w.pool, pids: direct.pids },
+        { name: "corral", kind: "async", call: corral.call, n: w.pool, pids: corral.pids },
+        { name: "corralMemoryLedger", kind: "async", call: memoryLedger.call, n: w.pool, pids: memoryLedger.pids },
+        // Sporadic callers: each call after w.gapMs with nothing running.
+        { name: "naiveSporadic", kind: "async", call: naive.call, n: w.sporadic, gapMs: w.gapMs },
+        { name: "corralWorkerSporadic", kind: "async", call: direct.call, n: w.sporadic, gapMs: w.gapMs },
+        { name: "corralSporadic", kind: "async", call: corral.call, n: w.sporadic, gapMs: w.gapMs },
+      ],
+      { rounds: w.rounds, log },
+    );
+    await direct.close();
+    open.splice(open.indexOf(direct), 1);
+
+    // The default against the other choice of maxInFlight: one call per worker, or pipelined.
+    const { resolveHostOptions } = await import(distUrl("src/options.js"));
+    const defaults = resolveHostOptions({});
+    const pipelinedByDefault = defaults.maxInFlight > defaults.workers;
+    const variantOptions = { maxInFlight: pipelinedByDefault ? defaults.workers : defaults.workers * defaults.pipelineDepth };
+    results.throughputVariant = { ...variantOptions, defaultMaxInFlight: defaults.maxInFlight, workers: defaults.workers, pipelineDepth: defaults.pipelineDepth };
+    const pipelined = await createWarmCorral(tempDir, variantOptions);
+    open.push(pipelined);
+    log("throughput");
+    const t = config.throughput;
+    results.throughput = await measureThroughput(
+      [
+        { name: "naive", call: naive.call, total: t.total, inFlight: t.inFlight, pids: naive.pids },
+        { name: "corral", call: corral.call, total: t.total, inFlight: t.inFlight, pids: corral.pids },
+        { name: "corralMemoryLedger", call: memoryLedger.call, total: t.total, inFlight: t.inFlight, pids: memoryLedger.pids },
+        { name: "corralVariant", call: pipelined.call, total: t.total, inFlight: t.inFlight, pids: pipelined.pids },
+      ],
+      { rounds: t.rounds, log },
+    );
+    await closeAll();
+
+    log("cold tools");
+    results.cold = await measureCold(tempDir, { ...config.cold, coldIsolate: baselines.createColdIsolateBaseline(script), log });
+    results.cold.anatomy = baselines.freshIsolateAnatomy(script, config.cold.anatomy);
+    log("mixed tools");
+    results.mixed = await measureMixed(tempDir, { ...config.mixed, log });
+    log("recovery");
+    results.recovery = await measureRecovery(tempDir, { ...config.recovery, log });
+    log("memory (separate process)");
+    results.memory = await measureMemory(tempDir, config.memory);
+    log("profiles: host");
+    results.profile = { host: await profileHost(tempDir, { calls: config.profile.hostCalls }) };
+    log("profiles: worker");
+    results.profile.worker = await profileWorker(tempDir, { calls: config.profile.workerCalls });
+    log("profiles: guest");
+    results.profile.guest = await profileGuestSide(tempDir, { calls: config.profile.guestCalls });
+  } finally {
+    await closeAll();
+    rmSync(tempDir, { recursive: true, force: true });
+  }
+  results.loadAfter = currentLoad();
+  results.othersCpuShare = othersShare(cpuBefore, cpuSnapshot(), machine.cores);
+  results.durationS = (performance.now() - started) / 1000;
+  console.log(renderConsole(results));
+  const docs = join(ROOT, "docs/benchmarks.md");
+  writeMarkdown(docs, results);
+  log(`wrote ${docs}`);
+  // esbuild's service and tinypool's handles would keep the process alive a little longer.
+  process.exit(0);
+}

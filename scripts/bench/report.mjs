@@ -1,0 +1,334 @@
+// Turns the figures into tables: a short one on the console, and
+// docs/benchmarks.md (overwritten on every run) with the machine, every
+// figure, the ratios to each baseline, the targets and whether each is met,
+// and where the time goes.
+import { writeFileSync } from "node:fs";
+
+const us = (ms) => (Number.isFinite(ms) ? `${Math.round(ms * 1000)} µs` : "—");
+const ms = (v, digits = 1) => (Number.isFinite(v) ? `${v.toFixed(digits)} ms` : "—");
+const mb = (bytes) => (Number.isFinite(bytes) ? `${(bytes / 1024 ** 2).toFixed(1)} MB` : "—");
+const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)}×` : "—");
+const int = (v) => (Number.isFinite(v) ? Math.round(v).toLocaleString("en-US") : "—");
+const perCall = (totalUs, calls) => `${(totalUs / calls).toFixed(1)} µs`;
+const cpu = (usPerCall) => (Number.isFinite(usPerCall) ? `${Math.round(usPerCall)} µs` : "—");
+
+function mdTable(header, rows) {
+  const line = (cells) => `| ${cells.join(" | ")} |`;
+  return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
+}
+
+function textTable(header, rows) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) => cells.map((c, i) => String(c).padEnd(widths[i])).join("  ");
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
+const WARM_ROWS = [
+  ["plain", "plain function call (same tool, in-process)"],
+  ["ivmSync", "isolated-vm applySync, warm isolate, in-process"],
+  ["ivmSyncTimeout", "isolated-vm applySync with `timeout`, in-process"],
+  ["ivmAsync", "isolated-vm async apply, warm isolate, in-process"],
+  ["toolIsolate", "corral's ToolIsolate.invoke, in-process (the worker's hot path, no IPC)"],
+  ["naive", "naive tinypool pool (2 child processes, applySync per task)"],
+  ["corralWorker", "corral's worker alone, driven over IPC (no host path)"],
+  ["corral", "**corral** `host.call` (default pool)"],
+  ["corralMemoryLedger", "corral, `ledger: { store: false }` (in-memory ledger)"],
+];
+
+const SPORADIC_ROWS = [
+  ["naiveSporadic", "naive tinypool pool"],
+  ["corralWorkerSporadic", "corral's worker alone, over IPC"],
+  ["corralSporadic", "**corral** `host.call`"],
+];
+
+function sporadicRows(r) {
+  const w = r.warm;
+  return SPORADIC_ROWS.filter(([key]) => w[key] !== undefined).map(([key, label]) => [
+    label,
+    us(w[key].p50),
+    us(w[key].p99),
+    key === "corralSporadic" ? "—" : ratio(w.corralSporadic.p50, w[key].p50),
+  ]);
+}
+
+/** The targets of the issue, each with its figure and verdict. */
+export function targets(r) {
+  const w = r.warm;
+  const t = r.throughput;
+  const nextSamples = Object.values(r.recovery.next);
+  const worstNext = Math.max(...nextSamples.map((n) => n.max));
+  const seenWorst = Math.max(r.cold.seenSameHost.p50, r.cold.seenNewHost.p50);
+  return [
+    { name: "warm p50 ≤ ½ naive pool p50", figure: `${us(w.corral.p50)} vs ${us(w.naive.p50)} (${ratio(w.corral.p50, w.naive.p50)})`, met: w.corral.p50 <= 0.5 * w.naive.p50 },
+    { name: "warm p50 ≤ 1.5× in-process async `apply` p50", figure: `${us(w.corral.p50)} vs ${us(w.ivmAsync.p50)} (${ratio(w.corral.p50, w.ivmAsync.p50)})`, met: w.corral.p50 <= 1.5 * w.ivmAsync.p50 },
+    { name: "warm p99 < 1 ms", figure: us(w.corral.p99), met: w.corral.p99 < 1 },
+    { name: "throughput (64 in flight) ≥ 2× naive pool", figure: `${int(t.corral.callsPerS)}/s vs ${int(t.naive.callsPerS)}/s (${ratio(t.corral.callsPerS, t.naive.callsPerS)})`, met: t.corral.callsPerS >= 2 * t.naive.callsPerS },
+    { name: "new agent tool: `author` → first result < 15 ms (p50)", figure: ms(r.cold.new.p50), met: r.cold.new.p50 < 15 },
+    { name: "source seen before: load → first result < 5 ms (p50, same host and new host)", figure: `${ms(r.cold.seenSameHost.p50)} same host, ${ms(r.cold.seenNewHost.p50)} new host`, met: seenWorst < 5 },
+    { name: "next call after a worker dies < 300 ms (every sample)", figure: `worst ${ms(worstNext)}`, met: worstNext < 300 },
+    { name: "a warm tool < 2 MB of worker memory", figure: `${mb(r.memory.perWarmToolBytes)} RSS per warm tool`, met: r.memory.perWarmToolBytes < 2 * 1024 ** 2 },
+  ];
+}
+
+function warmRows(r) {
+  const w = r.warm;
+  return WARM_ROWS.filter(([key]) => w[key] !== undefined).map(([key, label]) => [
+    label,
+    us(w[key].p50),
+    us(w[key].p99),
+    us(w[key].mean),
+    key.startsWith("corral") && key !== "corralWorker" ? "—" : ratio(w.corral.p50, w[key].p50),
+    key.startsWith("corral") && key !== "corralWorker" ? "—" : ratio(w.corral.p99, w[key].p99),
+    cpu(w[key].hostCpuUs),
+    w[key].workerCpuUs > 0 ? cpu(w[key].workerCpuUs) : "—",
+  ]);
+}
+
+function variantLabel(r) {
+  const v = r.throughputVariant;
+  return v.maxInFlight > v.workers
+    ? `corral, \`maxInFlight: ${v.maxInFlight}\` (${v.pipelineDepth} calls sent ahead per worker)`
+    : `corral, \`maxInFlight: ${v.maxInFlight}\` (one call per worker, nothing sent ahead)`;
+}
+
+function throughputRows(r) {
+  const t = r.throughput;
+  const labels = {
+    naive: "naive tinypool pool (2 child processes)",
+    corral: `**corral**, default options (\`maxInFlight\` ${r.throughputVariant.defaultMaxInFlight})`,
+    corralMemoryLedger: "corral, in-memory ledger",
+    corralVariant: variantLabel(r),
+  };
+  return Object.entries(labels)
+    .filter(([key]) => t[key] !== undefined)
+    .map(([key, label]) => [
+      label,
+      int(t[key].callsPerS),
+      ms(t[key].p50, 2),
+      ms(t[key].p99, 2),
+      key === "naive" ? "—" : ratio(t[key].callsPerS, t.naive.callsPerS),
+      cpu(t[key].hostCpuUs),
+      cpu(t[key].workerCpuUs),
+      cpu(t[key].hostCpuUs + t[key].workerCpuUs),
+    ]);
+}
+
+function coldRows(r) {
+  const c = r.cold;
+  const raw = c.rawFreshIsolate.p50;
+  const row = (label, s, split = true) => [label, ms(s.p50), ms(s.p90), ms(s.max), split ? ms(s.loadP50) : "—", split ? ms(s.callP50) : "—", ratio(s.p50, raw), String(s.n)];
+  return [
+    row("new agent source (`author` + first call)", c.new),
+    row("same source again, same host", c.seenSameHost),
+    row("same source again, new host, same cache folder", c.seenNewHost),
+    row("raw: fresh isolate + compile (code cache) + call", c.rawFreshIsolate, false),
+  ];
+}
+
+function recoveryRows(r) {
+  const labels = {
+    "oneWorker:abort": "1 worker + spare, call aborted (worker killed)",
+    "oneWorker:memory": "1 worker + spare, RSS watch kills (Wasm memory)",
+    "defaultPool:abort": "default pool, call aborted (worker killed)",
+    "defaultPool:memory": "default pool, RSS watch kills (Wasm memory)",
+  };
+  return Object.entries(labels)
+    .filter(([key]) => r.recovery.next[key] !== undefined)
+    .map(([key, label]) => {
+      const n = r.recovery.next[key];
+      return [label, ms(n.p50), ms(n.max), ms(n.blockedP50), ms(n.replacedP50, 0), String(n.n)];
+    });
+}
+
+function bystanderRows(r) {
+  const b = r.recovery.bystanders;
+  const row = (label, s) => [label, ms(s.p50, 2), ms(s.p99, 2), ms(s.max, 1), String(s.n), String(s.failed)];
+  return [row("steady (no event)", b.steady), row("a 40 ms call ends normally", b.control), row("a 40 ms call is aborted, its worker killed", b.crash)];
+}
+
+function memoryRows(r) {
+  const m = r.memory;
+  const o = m.oneWorker;
+  return [
+    ["host process, idle (default pool)", mb(m.defaultIdle.host)],
+    ["each worker process, idle (default pool: serving ×2 + spare)", m.defaultIdle.workers.map(mb).join(", ")],
+    [`host process with ${m.tools} tools loaded and warm`, mb(o.host.warm)],
+    [`worker that loaded the ${m.tools} tools: idle → after loading`, `${mb(o.loader.idle)} → ${mb(o.loader.loaded)}`],
+    [`fresh worker: idle → with the ${m.tools} tools warm`, `${mb(o.serving.idle)} → ${mb(o.serving.warm)}`],
+    ["**worker RSS per warm tool**", mb(m.perWarmToolBytes)],
+    ["worker RSS left per tool loaded (describe isolate, disposed)", mb(m.perToolLoadedBytes)],
+    ["host RSS per loaded tool", mb(m.hostPerToolBytes)],
+    ["isolate heap per warm tool (`metrics.heapBytes`, median)", mb(m.heapBytesPerTool)],
+  ];
+}
+
+export function profileTables(name, s, limit = 12) {
+  const areas = mdTable(
+    ["area", "self time per call", "share of busy time"],
+    s.areas.slice(0, limit).map((a) => [a.name, perCall(a.selfUs, s.calls), `${((a.selfUs / s.busyUs) * 100).toFixed(1)}%`]),
+  );
+  const functions = mdTable(
+    ["function", "where", "self per call", "share"],
+    s.functions.slice(0, limit + 3).map((f) => [`\`${f.name}\``, f.where === "" ? `(${f.area})` : f.where.startsWith("native") ? f.where.replace(/at (\S+)$/, "at `$1`") : `\`${f.where}\``, perCall(f.selfUs, s.calls), `${((f.selfUs / s.busyUs) * 100).toFixed(1)}%`]),
+  );
+  const inclusive = s.corralInclusive.length === 0
+    ? ""
+    : `\n\ncorral's own functions by inclusive time (self + callees):\n\n${mdTable(
+        ["function", "where", "inclusive per call"],
+        s.corralInclusive.slice(0, limit).map((f) => [`\`${f.name}\``, `\`${f.where}\``, perCall(f.totalUs, s.calls)]),
+      )}`;
+  const cpuNote = s.cpuUs === undefined ? "" : `; the process's CPU time (\`process.cpuUsage\`) was ${perCall(s.cpuUs, s.calls)} per call, so ${perCall(Math.max(0, s.busyUs - s.cpuUs), s.calls)} of "busy" is the thread waiting for a CPU or in blocking system calls`;
+  return `### ${name}\n\n${s.calls.toLocaleString("en-US")} calls profiled; sampled busy ${perCall(s.busyUs, s.calls)} and idle ${perCall(s.idleUs, s.calls)} per call (mean call ${us(s.meanMs)} while profiled)${cpuNote}.\n\nBy area:\n\n${areas}\n\nTop functions by self time:\n\n${functions}${inclusive}`;
+}
+
+/** Others took more than a tenth of the machine (or, unknown, the load was high at the start). */
+const busy = (r) => (r.othersCpuShare === undefined ? r.loadBefore[0] > r.machine.cores * 0.75 : r.othersCpuShare > 0.1);
+
+export function renderConsole(r) {
+  const out = [];
+  const m = r.machine;
+  out.push(`corral bench (${r.mode}) on ${m.cpu}, ${m.cores} cores, Node ${m.node}, ${m.isolatedVm.name} ${m.isolatedVm.version}; load average ${r.loadBefore.map((v) => v.toFixed(2)).join(" ")} → ${r.loadAfter.map((v) => v.toFixed(2)).join(" ")}; other processes took ${r.othersCpuShare === undefined ? "?" : `${(r.othersCpuShare * 100).toFixed(0)}%`} of the CPU`);
+  out.push("", "Warm call, 1 in flight", textTable(["contender", "p50", "p99", "mean", "corral÷ p50", "corral÷ p99", "host CPU", "worker CPU"], warmRows(r)));
+  out.push("", `Sporadic warm calls (${r.warmGapMs} ms idle before each)`, textTable(["contender", "p50", "p99", "corral÷ p50"], sporadicRows(r)));
+  out.push("", "Throughput, 64 in flight", textTable(["contender", "calls/s", "p50", "p99", "÷ naive", "host CPU", "worker CPU", "total CPU"], throughputRows(r)));
+  out.push("", "Cold tool", textTable(["case", "p50", "p90", "max", "load", "1st call", "÷ raw", "n"], coldRows(r)));
+  const mx = r.mixed;
+  out.push("", `Mixed: ${mx.tools} tools, ${mx.inFlight} in flight: maxWarmIsolates ${mx.maxWarmIsolates}: ${int(mx.pressure.callsPerS)}/s p50 ${ms(mx.pressure.p50, 2)} p99 ${ms(mx.pressure.p99, 2)}; default: ${int(mx.roomy.callsPerS)}/s p50 ${ms(mx.roomy.p50, 2)} p99 ${ms(mx.roomy.p99, 2)}`);
+  out.push("", "Recovery: next call after a worker dies", textTable(["case", "p50", "max", "abort() blocked", "replaced", "n"], recoveryRows(r)));
+  out.push("", "Bystander calls during the event", textTable(["while", "p50", "p99", "max", "n", "failed"], bystanderRows(r)));
+  out.push("", "Memory", textTable(["what", "RSS"], memoryRows(r)));
+  out.push("", "Targets", textTable(["target", "figure", "met"], targets(r).map((t) => [t.name, t.figure, t.met ? "yes" : "NO"])));
+  const hp = r.profile.host;
+  const wp = r.profile.worker;
+  out.push("", `Profile: host busy ${perCall(hp.busyUs, hp.calls)}/call (top: ${hp.areas.slice(0, 3).map((a) => `${a.name} ${perCall(a.selfUs, hp.calls)}`).join(", ")}); worker busy ${perCall(wp.busyUs, wp.calls)}/call (top: ${wp.areas.slice(0, 3).map((a) => `${a.name} ${perCall(a.selfUs, wp.calls)}`).join(", ")})`);
+  return out.join("\n");
+}
+
+export function renderMarkdown(r) {
+  const m = r.machine;
+  const w = r.warm;
+  const t = r.throughput;
+  const mx = r.mixed;
+  const b = r.recovery.bystanders;
+  const sections = [];
+  sections.push(`# Benchmarks
+
+Written by \`npm run bench\` (scripts/bench.mjs); every run overwrites this page. All contenders run the same small tool, \`word_count\` (a zod-checked \`{ text }\` in, \`{ words }\` out), in one run, side by side: in each round every contender runs a batch in turn (the order rotates each round), and each figure is the median over rounds of that round's figure, so that noise from the machine hits all contenders alike.${r.mode === "quick" ? "\n\n**This was a quick run (`--quick`): few rounds and samples; use a full run for decisions.**" : ""}`);
+
+  sections.push(`## Machine
+
+${mdTable(["", ""], [
+    ["CPU", `${m.cpu}, ${m.cores} cores`],
+    ["memory", `${m.memoryGb.toFixed(1)} GB`],
+    ["Node", m.node],
+    ["isolated-vm", `${m.isolatedVm.version} (\`${m.isolatedVm.name}\`)`],
+    ["tinypool", m.tinypool],
+    ["corral", m.commit],
+    ["date", m.date],
+    ["load average (1, 5, 15 min) at start → end (the end counts the bench itself)", `${r.loadBefore.map((v) => v.toFixed(2)).join(", ")} → ${r.loadAfter.map((v) => v.toFixed(2)).join(", ")}`],
+    ["CPU taken by other processes during the run", r.othersCpuShare === undefined ? "unknown" : `${(r.othersCpuShare * 100).toFixed(0)}% of the machine`],
+    ["run", `${r.mode}, ${r.durationS.toFixed(0)} s`],
+  ])}
+
+${busy(r) ? `**The machine was busy**: other processes took ${(r.othersCpuShare * 100).toFixed(0)}% of its CPU during the run (load average ${r.loadBefore[0].toFixed(2)} at the start on ${m.cores} cores), so tails (p99, max) are inflated for every contender; ratios are more trustworthy than absolute figures.` : `The machine was quiet: other processes took ${r.othersCpuShare === undefined ? "an unknown share" : `${(r.othersCpuShare * 100).toFixed(0)}%`} of its CPU during the run.`}`);
+
+  sections.push(`## Targets
+
+${mdTable(["target (from the design)", "figure", "met"], targets(r).map((x) => [x.name, x.figure, x.met ? "yes" : "**no**"]))}`);
+
+  sections.push(`## Warm call, one in flight
+
+One tool, loaded and warm in every worker; one call at a time. ${w.corral.n.toLocaleString("en-US")} calls per batch for the pools (more for the in-process ones), ${w.corral.rounds} rounds. The ratio columns are corral's figure divided by the row's. CPU per call is measured around each batch (warm-up calls included): "host" is the bench process (\`process.cpuUsage\`: the caller side, for in-process contenders everything), "worker" the contender's worker processes (/proc, 10 ms ticks).
+
+${mdTable(["contender", "p50", "p99", "mean", "corral ÷ this, p50", "corral ÷ this, p99", "host CPU / call", "worker CPU / call"], warmRows(r))}
+
+"corral's worker alone" is corral's real worker entry (\`dist/sandbox/worker/entry.js\`) forked by the bench and sent corral's own messages over IPC: the difference between it and \`host.call\` is the host's share (call path, admission, pool, ledger, audit log, tinypool's channel). At p50 the host adds ${us(w.corral.p50 - w.corralWorker.p50)} to the worker's ${us(w.corralWorker.p50)}; the SQLite ledger alone accounts for ${us(w.corral.p50 - w.corralMemoryLedger.p50)} of it (default ledger against \`store: false\`). The worker alone takes ${ratio(w.corralWorker.p50, w.naive.p50)} the naive pool's p50.`);
+
+  sections.push(`### Sporadic calls
+
+The same, but each call comes ${r.warmGapMs} ms after the previous answer, with both processes idle meanwhile (${w.corralSporadic.n} calls per batch): what a caller that is not hammering the host sees. On a virtual machine, waking a sleeping process costs; back-to-back calls hide it.
+
+${mdTable(["contender", "p50", "p99", "corral ÷ this, p50"], sporadicRows(r))}`);
+
+  sections.push(`## Throughput, 64 in flight
+
+${t.corral.total.toLocaleString("en-US")} calls per batch, 64 callers in a closed loop, ${t.corral.rounds} rounds. Latency counts from the call to its answer, waiting included.
+
+${mdTable(["contender", "calls/s", "p50", "p99", "÷ naive, calls/s", "host CPU / call", "worker CPU / call", "total CPU / call"], throughputRows(r))}
+
+On ${r.machine.cores} cores a contender cannot go faster than cores ÷ total CPU per call: for corral that ceiling is about ${int((r.machine.cores * 1e6) / (t.corral.hostCpuUs + t.corral.workerCpuUs))} calls/s, for the naive pool ${int((r.machine.cores * 1e6) / (t.naive.hostCpuUs + t.naive.workerCpuUs))} (less whatever else runs on the machine). The last row runs the other choice of \`maxInFlight\` against the default: ${r.throughputVariant.defaultMaxInFlight > r.throughputVariant.workers ? "one call per worker, as if nothing were sent ahead" : "calls sent ahead to each worker up to \`pipelineDepth\`"}.`);
+
+  sections.push(`## Cold tools
+
+From \`host.author\` (agent source) to the first result, workers booted and idle. "load" and "1st call" split the total (medians). The raw row is a fresh isolate, context, compile of the same tool script (with a V8 code cache made once, as corral's worker does for its runtime), one call and dispose, in-process.
+
+${mdTable(["case", "p50", "p90", "max", "load", "1st call", "÷ raw", "n"], coldRows(r))}
+
+Compile-cache hits: ${(r.cold.seenSameHost.cachedShare * 100).toFixed(0)}% on the same host, ${(r.cold.seenNewHost.cachedShare * 100).toFixed(0)}% on a new host (a new host knows no manifests yet: it describes the bundle in a worker again). Between two loads the bench waits until every worker process has been idle for 250 ms, as workers are between an agent's submissions; so each step also pays for waking idle processes (see "Sporadic calls").
+
+Anatomy of a fresh isolate (medians, in-process, V8 code cache made once and reused):
+
+${mdTable(["script", "size", "new Isolate", "context", "compile", "run top level", "dispose", "total"], Object.entries({
+    tiny: "a one-line function",
+    rawTool: "zod + word_count (the raw baselines' script)",
+    corralRuntime: "corral's guest runtime (zod + SDK + runtime), run first in every tool isolate",
+  }).map(([key, label]) => {
+    const a = r.cold.anatomy[key];
+    return [label, `${(a.bytes / 1024).toFixed(0)} KB`, ms(a.isolate, 2), ms(a.context, 2), ms(a.compile, 2), ms(a.run, 2), ms(a.dispose, 2), ms(a.isolate + a.context + a.compile + a.run + a.dispose, 1)];
+  }))}`);
+
+  sections.push(`## Mixed tools
+
+${mx.tools} tools from ${mx.sources} agent sources (four kinds of work), calls spread over them at random (same sequence for both), ${mx.inFlight} in flight, default pool.
+
+${mdTable(["host", "calls/s", "p50", "p99", "max"], [
+    [`\`maxWarmIsolates: ${mx.maxWarmIsolates}\` per worker (cache under pressure)`, int(mx.pressure.callsPerS), ms(mx.pressure.p50, 2), ms(mx.pressure.p99, 2), ms(mx.pressure.max, 1)],
+    ["default `maxWarmIsolates` (64: all stay warm)", int(mx.roomy.callsPerS), ms(mx.roomy.p50, 2), ms(mx.roomy.p99, 2), ms(mx.roomy.max, 1)],
+    ["pressure ÷ default", ratio(mx.pressure.callsPerS, mx.roomy.callsPerS), ratio(mx.pressure.p50, mx.roomy.p50), ratio(mx.pressure.p99, mx.roomy.p99), ""],
+  ])}`);
+
+  sections.push(`## Recovery after a worker dies
+
+From the kill (the abort, or the failed call's answer for the RSS watch) to the answer of a call to a warm tool issued at that moment. "host blocked in abort()" is how long \`controller.abort()\` itself held the host's thread: tinypool removes the worker and forks its replacement synchronously inside the abort listener. "replaced" is when the new spare process had booted and gone idle.
+
+${mdTable(["case", "next call p50", "max", "host blocked in abort()", "replaced", "n"], recoveryRows(r))}
+
+Other calls while it happens: two callers call \`word_count\` without pause on the default pool while, in turn, a 40 ms call ends normally or is aborted (killing its worker); calls overlapping the ${b.windowMs} ms after each of ${b.events} events of each kind:
+
+${mdTable(["while", "p50", "p99", "max", "calls", "failed"], bystanderRows(r))}`);
+
+  sections.push(`## Memory
+
+VmRSS from /proc, in a process of its own with no other contender; tools are one-tool agent-style sources. The per-tool figures come from a host with one serving worker (\`workers: 1\`, \`maxWarmIsolates\` above the tool count). Its worker loads every tool (one describe isolate each, disposed); then that worker is killed (a running call aborted), the spare takes over with nothing loaded, and every tool is called twice there: the fresh worker's RSS with every tool warm, minus its idle RSS, over the number of tools, is what a warm tool costs. (Measured on the worker that loaded them instead, the warm isolates partly reuse memory the disposed describe isolates left to malloc, and the figure comes out anywhere from 0.1 to 4 MB.)
+
+${mdTable(["what", "RSS"], memoryRows(r))}`);
+
+  const hp = r.profile.host;
+  const wp = r.profile.worker;
+  const gp = r.profile.guest;
+  sections.push(`## Where the time goes
+
+CPU profiles of the warm path, one call in flight, sampled every 100 µs (50 µs for the guest). Self time per call is the profile's time divided by the calls made in the window; profiling slows every call a little.
+
+- host: a default host under \`--cpu-prof\` (scripts/bench/profile-host-child.mjs); its workers run without the profiler;
+- worker: corral's real worker entry under \`--cpu-prof\`, driven over IPC by the bench with corral's own messages (scripts/bench/direct-worker.mjs), no production code changed; the time inside the isolate shows as the isolated-vm entry (\`applySync\`) in corral's worker functions;
+- guest: the guest runtime and the tool as run inside the isolate, profiled in a \`node:vm\` context (V8's profiler inside an isolated-vm 5.0.4 isolate deadlocks at random), built like the real runtime bundle but with names kept.
+
+Per call: host busy ${perCall(hp.busyUs, hp.calls)}, worker busy ${perCall(wp.busyUs, wp.calls)}, guest ${perCall(gp.busyUs, gp.calls)}.
+
+${profileTables("Host process", hp)}
+
+${profileTables("Worker process", wp)}
+
+${profileTables("Guest (inside the isolate)", gp, 10)}`);
+
+  sections.push(`## How to run
+
+\`npm run bench\` builds (unless dist/ is fresh), re-runs itself under \`node --no-node-snapshot\` (the raw isolated-vm baselines live in the bench process), works on a private snapshot of dist/, takes about 2-4 minutes on 2 cores and rewrites this page. \`npm run bench -- --quick\` (or \`BENCH_QUICK=1\`) is a smoke run of under 40 s with few samples. \`npm run profile\` prints only the profiles.`);
+
+  return `${sections.join("\n\n")}\n`;
+}
+
+export function writeMarkdown(path, r) {
+  writeFileSync(path, renderMarkdown(r));
+}
