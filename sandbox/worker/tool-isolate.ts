@@ -296,8 +296,11 @@ export class ToolIsolate {
 
   /** A throw from isolated-vm: which limit, if any, did it come from? */
   #classifyFailure(wallMs: number, timeoutMs: number): RunEnd {
-    if (this.#isolate.isDisposed && !this.#disposedByUs) return "memory";
+    // The clock first: a tool still running past its time limit reached that
+    // limit before any memory disposal that came later (termination can lag,
+    // e.g. in a microtask flood that also grows the heap).
     if (wallMs >= timeoutMs - 1) return "timeout";
+    if (this.#isolate.isDisposed && !this.#disposedByUs) return "memory";
     return "crash";
   }
 
