@@ -38,7 +38,7 @@ export function createTimers(schedule: (id: number, delayMs: number) => void, ho
     if (typeof id === "number") I.mapDelete(pending, id);
   }
 
-  function fire(id: number): void {
+  function fireOne(id: number): void {
     const timer = I.mapGet(pending, id);
     if (timer === undefined) return;
     if (timer.intervalMs === undefined) I.mapDelete(pending, id);
@@ -48,6 +48,11 @@ export function createTimers(schedule: (id: number, delayMs: number) => void, ho
     } catch (error) {
       host.onUncaught(error);
     }
+  }
+
+  /** The worker fires every timer that came due since its last entry at once. */
+  function fire(ids: number[]): void {
+    for (let i = 0; i < ids.length; i++) fireOne(ids[i] as number);
   }
 
   /** Forget every timer: the call that set them is over. */

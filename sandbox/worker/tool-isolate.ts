@@ -58,6 +58,9 @@ export class ToolIsolate {
   #disposedByUs = false;
   #lastCpuNs = 0n;
   #callsSinceHeapRead = 0;
+  /** Timers due but not yet fired in the isolate, and whether an entry to fire them is running. */
+  readonly #due: number[] = [];
+  #firing = false;
   #inCall = false;
   heapBytes = 0;
   readonly #memoryMb: number;
@@ -307,6 +310,7 @@ export class ToolIsolate {
   /** The guest forgot its timers when it handed over the envelope; forget ours. */
   #endCall(): void {
     this.#inCall = false;
+    this.#due.length = 0;
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
   }
@@ -319,20 +323,37 @@ export class ToolIsolate {
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
       if (!this.#inCall || !this.alive) return;
-      const left = Math.max(1, Math.floor(this.#callDeadline - performance.now()));
-      // Timers fire through the async apply, not applySync: thousands of
-      // synchronous entries with short timeouts (an interval storm) race
-      // isolated-vm 5's timer thread and crash the process (SIGSEGV, seen in
-      // test/hostile). Timers are not the hot path; the thread hop is fine.
-      this.#api.fire.apply(undefined, [id], { arguments: { copy: true }, timeout: left }).catch(() => {
+      this.#due.push(id);
+      this.#fireDue();
+    }, delayMs);
+    this.#timers.add(timer);
+  }
+
+  /**
+   * Enters the isolate once for every timer that came due, with at most one
+   * entry in flight: an interval storm otherwise makes thousands of entries
+   * (synchronous ones raced isolated-vm 5's timer thread, asynchronous ones
+   * piled up behind the isolate's disposal) and crashed the worker (SIGSEGV,
+   * test/hostile). The async apply keeps this thread free for the deadline.
+   */
+  #fireDue(): void {
+    if (this.#firing || this.#due.length === 0 || !this.#inCall || !this.alive) return;
+    const ids = this.#due.splice(0);
+    const left = Math.max(1, Math.floor(this.#callDeadline - performance.now()));
+    this.#firing = true;
+    this.#api.fire
+      .apply(undefined, [ids], { arguments: { copy: true }, timeout: left })
+      .catch(() => {
         // A callback past the deadline or the memory limit ends the call now;
         // a detached rejection rethrown by isolated-vm does not.
         if (!this.alive || performance.now() >= this.#callDeadline - 1) {
           this.#failWaiting(new Error("a timer callback was stopped by a limit"));
         }
+      })
+      .finally(() => {
+        this.#firing = false;
+        this.#fireDue();
       });
-    }, delayMs);
-    this.#timers.add(timer);
   }
 
   /** The isolate's CPU time; after disposal, the last reading before it. */
