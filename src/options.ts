@@ -38,7 +38,7 @@ export const HOST_DEFAULTS = {
   loadMemoryMb: 64,
   /** How long past a call's limit the host waits before killing the worker. @default 250 */
   watchdogGraceMs: 250,
-  /** Memory a worker may use beyond a call's limit before the host kills it. @default 96 */
+  /** Resident memory a worker may gain beyond twice a call's limit before the host kills it. @default 96 */
   workerMemorySlackMb: 96,
   /** @default ".corral/cache" */
   cacheDir: ".corral/cache" as string | false,

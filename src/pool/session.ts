@@ -27,6 +27,7 @@ import { residentBytes } from "./process-memory.js";
 import { diedOfMemory, WorkerProcess } from "./worker-process.js";
 
 const RSS_SAMPLE_MS = 10;
+const RSS_PER_HEAP_MB = 2;
 /**
  * Reading /proc/<pid>/statm walks the worker's memory map, which costs more
  * than a fast call itself; the level a call starts from is re-read at most
@@ -179,7 +180,10 @@ export class WorkerSession {
     const pid = this.#worker?.pid;
     const baseline = pid === undefined ? undefined : this.#baseline(pid);
     if (pid !== undefined && baseline !== undefined) {
-      const ceiling = baseline + (memoryMb + this.#options.workerMemorySlackMb) * 1024 * 1024;
+      // An isolate's resident memory runs to about twice its heap limit in
+      // normal work (young generation, code, fragmentation); the watch is for
+      // memory V8 does not count at all, so it allows that, plus the slack.
+      const ceiling = baseline + (memoryMb * RSS_PER_HEAP_MB + this.#options.workerMemorySlackMb) * 1024 * 1024;
       this.#rssWatch = setInterval(() => {
         const rss = residentBytes(pid);
         if (rss !== undefined && rss > ceiling) {
