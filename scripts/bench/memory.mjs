@@ -23,7 +23,7 @@ export async function measureMemory(tempDir, { tools }) {
     oneWorker: probe.oneWorker,
     /** Worker RSS per warm tool, on a worker that loaded nothing (the spare, promoted). */
     perWarmToolBytes: (serving.warm - serving.idle) / probe.count,
-    /** What loading (a describe isolate per tool) left in the worker that did it. */
+    /** What loading left in the worker that did it (its describe isolates, kept warm or disposed). */
     perToolLoadedBytes: (loader.loaded - loader.idle) / probe.count,
     hostPerToolBytes: (host.warm - host.idle) / probe.count,
     heapBytesPerTool: probe.heapBytesPerTool,

@@ -3,6 +3,7 @@
 // warm isolates than there are tools (cache under pressure) and on one with
 // room for all, in turn.
 import { callOk, createBenchHost, loadOk } from "./contenders.mjs";
+import { importCorral } from "./dist.mjs";
 import { interleave, medianOfRounds, summarize, timeConcurrent } from "./harness.mjs";
 import { corralWorkerPids, waitIdle } from "./processes.mjs";
 import { mixedSources } from "./tools.mjs";
@@ -57,6 +58,7 @@ export async function measureMixed(tempDir, { rounds, total, inFlight, maxWarmIs
       sources: SOURCES,
       inFlight,
       maxWarmIsolates,
+      defaultMaxWarmIsolates: (await importCorral()).HOST_DEFAULTS.maxWarmIsolates,
       pressure: medianOfRounds(results.pressure),
       roomy: medianOfRounds(results.roomy),
     };

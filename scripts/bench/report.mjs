@@ -156,7 +156,7 @@ function memoryRows(r) {
     [`worker that loaded the ${m.tools} tools: idle → after loading`, `${mb(o.loader.idle)} → ${mb(o.loader.loaded)}`],
     [`fresh worker: idle → with the ${m.tools} tools warm`, `${mb(o.serving.idle)} → ${mb(o.serving.warm)}`],
     ["**worker RSS per warm tool**", mb(m.perWarmToolBytes)],
-    ["worker RSS left per tool loaded (describe isolate, disposed)", mb(m.perToolLoadedBytes)],
+    ["worker RSS per tool loaded, in the worker that loaded it", mb(m.perToolLoadedBytes)],
     ["host RSS per loaded tool", mb(m.hostPerToolBytes)],
     ["isolate heap per warm tool (`metrics.heapBytes`, median)", mb(m.heapBytesPerTool)],
   ];
@@ -283,7 +283,7 @@ ${mx.tools} tools from ${mx.sources} agent sources (four kinds of work), calls s
 
 ${mdTable(["host", "calls/s", "p50", "p99", "max"], [
     [`\`maxWarmIsolates: ${mx.maxWarmIsolates}\` per worker (cache under pressure)`, int(mx.pressure.callsPerS), ms(mx.pressure.p50, 2), ms(mx.pressure.p99, 2), ms(mx.pressure.max, 1)],
-    ["default `maxWarmIsolates` (64: all stay warm)", int(mx.roomy.callsPerS), ms(mx.roomy.p50, 2), ms(mx.roomy.p99, 2), ms(mx.roomy.max, 1)],
+    [`default \`maxWarmIsolates\` (${mx.defaultMaxWarmIsolates}: all stay warm)`, int(mx.roomy.callsPerS), ms(mx.roomy.p50, 2), ms(mx.roomy.p99, 2), ms(mx.roomy.max, 1)],
     ["pressure ÷ default", ratio(mx.pressure.callsPerS, mx.roomy.callsPerS), ratio(mx.pressure.p50, mx.roomy.p50), ratio(mx.pressure.p99, mx.roomy.p99), ""],
   ])}`);
 
@@ -299,7 +299,7 @@ ${mdTable(["while", "p50", "p99", "max", "calls", "failed"], bystanderRows(r))}`
 
   sections.push(`## Memory
 
-VmRSS from /proc, in a process of its own with no other contender; tools are one-tool agent-style sources. The per-tool figures come from a host with one serving worker (\`workers: 1\`, \`maxWarmIsolates\` above the tool count). Its worker loads every tool (one describe isolate each, disposed); then that worker is killed (a running call aborted), the spare takes over with nothing loaded, and every tool is called twice there: the fresh worker's RSS with every tool warm, minus its idle RSS, over the number of tools, is what a warm tool costs. (Measured on the worker that loaded them instead, the warm isolates partly reuse memory the disposed describe isolates left to malloc, and the figure comes out anywhere from 0.1 to 4 MB.)
+VmRSS from /proc, in a process of its own with no other contender; tools are one-tool agent-style sources. The per-tool figures come from a host with one serving worker (\`workers: 1\`, \`maxWarmIsolates\` above the tool count). Its worker loads every tool (one describe isolate each, disposed); then that worker is killed (a running call aborted), the spare takes over with nothing loaded, and every tool is called twice there: the fresh worker's RSS with every tool warm, minus its idle RSS, over the number of tools, is what a warm tool costs. (On the worker that loaded them, the figure depends on what loading leaves behind: a describe isolate kept warm for the first call, or the memory of a disposed one that malloc keeps and later isolates reuse; so it is measured apart.)
 
 ${mdTable(["what", "RSS"], memoryRows(r))}`);
 
