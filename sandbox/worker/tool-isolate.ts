@@ -19,6 +19,7 @@ import type { CallLimits, Metrics, RunEnd } from "../protocol.js";
 import { ivm } from "./load-isolated-vm.js";
 import type IsolatedVM from "isolated-vm-types";
 import { compileRuntime } from "./runtime-script.js";
+import { GuestTimers } from "./guest-timers.js";
 import { catastrophe, failureMessage, LoadFailure, zeroMetrics, type RunResult } from "./run-result.js";
 
 export { LoadFailure, type RunResult } from "./run-result.js";
@@ -53,14 +54,16 @@ export class ToolIsolate {
   #waiting: { seq: number; resolve: (text: unknown) => void; reject: (error: Error) => void } | undefined;
   #seq = 0;
   /** Timers the guest set in the current call; cleared when the call ends. */
-  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #timers = new GuestTimers({
+    active: () => this.#inCall && this.alive,
+    deadline: () => this.#callDeadline,
+    fire: (ids, timeoutMs) => this.#api.fire.apply(undefined, [ids], { arguments: { copy: true }, timeout: timeoutMs }),
+    stoppedByLimit: () => this.#failWaiting(new Error("a timer callback was stopped by a limit")),
+  });
   #callDeadline = 0;
   #disposedByUs = false;
   #lastCpuNs = 0n;
   #callsSinceHeapRead = 0;
-  /** Timers due but not yet fired in the isolate, and whether an entry to fire them is running. */
-  readonly #due: number[] = [];
-  #firing = false;
   #inCall = false;
   heapBytes = 0;
   readonly #memoryMb: number;
@@ -134,7 +137,7 @@ export class ToolIsolate {
     const global = this.#context.global;
     this.#keep(global as Reference);
     const lend = (global as IsolatedVM.Reference<Record<string, unknown>>).setSync.bind(global);
-    lend("__corral_schedule", new ivm.Callback((id: number, delayMs: number) => this.#schedule(id, delayMs), { ignored: true }));
+    lend("__corral_schedule", new ivm.Callback((id: number, delayMs: number) => this.#timers.schedule(id, delayMs), { ignored: true }));
     lend("__corral_done", new ivm.Callback((seq: number) => this.#onDone(seq), { ignored: true }));
     const runtime = compileRuntime(this.#isolate);
     const api = this.#keep(
@@ -310,50 +313,7 @@ export class ToolIsolate {
   /** The guest forgot its timers when it handed over the envelope; forget ours. */
   #endCall(): void {
     this.#inCall = false;
-    this.#due.length = 0;
-    for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
-  }
-
-  /** The guest asked for a timer (fire-and-forget callback from the isolate). */
-  #schedule(id: unknown, delayMs: unknown): void {
-    if (!this.#inCall || typeof id !== "number" || typeof delayMs !== "number") return;
-    const remaining = this.#callDeadline - performance.now();
-    if (delayMs >= remaining) return; // it could only fire after the deadline
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      if (!this.#inCall || !this.alive) return;
-      this.#due.push(id);
-      this.#fireDue();
-    }, delayMs);
-    this.#timers.add(timer);
-  }
-
-  /**
-   * Enters the isolate once for every timer that came due, with at most one
-   * entry in flight: an interval storm otherwise makes thousands of entries
-   * (synchronous ones raced isolated-vm 5's timer thread, asynchronous ones
-   * piled up behind the isolate's disposal) and crashed the worker (SIGSEGV,
-   * test/hostile). The async apply keeps this thread free for the deadline.
-   */
-  #fireDue(): void {
-    if (this.#firing || this.#due.length === 0 || !this.#inCall || !this.alive) return;
-    const ids = this.#due.splice(0);
-    const left = Math.max(1, Math.floor(this.#callDeadline - performance.now()));
-    this.#firing = true;
-    this.#api.fire
-      .apply(undefined, [ids], { arguments: { copy: true }, timeout: left })
-      .catch(() => {
-        // A callback past the deadline or the memory limit ends the call now;
-        // a detached rejection rethrown by isolated-vm does not.
-        if (!this.alive || performance.now() >= this.#callDeadline - 1) {
-          this.#failWaiting(new Error("a timer callback was stopped by a limit"));
-        }
-      })
-      .finally(() => {
-        this.#firing = false;
-        this.#fireDue();
-      });
   }
 
   /** The isolate's CPU time; after disposal, the last reading before it. */
@@ -402,7 +362,6 @@ export class ToolIsolate {
     if (this.#isolate.isDisposed) return;
     this.#cpuNs();
     this.#disposedByUs = true;
-    for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
     for (const ref of this.#refs) {
       try {
