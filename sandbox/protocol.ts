@@ -124,6 +124,13 @@ export const HostMessage = z.strictObject({
 });
 export type HostMessage = z.infer<typeof HostMessage>;
 
+/** Host → worker: drop task `id` if it has not started (its caller gave up). */
+export const CancelMessage = z.strictObject({
+  corral: z.literal(1),
+  cancel: z.number().int().nonnegative(),
+});
+export type CancelMessage = z.infer<typeof CancelMessage>;
+
 /** Worker → host: first `ready` (with the pid the watchdog watches), then one `reply` per task, in order. */
 export const WorkerMessage = z.discriminatedUnion("type", [
   z.strictObject({ corral: z.literal(1), type: z.literal("ready"), pid: z.number().int().positive() }),

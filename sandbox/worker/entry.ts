@@ -16,6 +16,7 @@
  */
 import { z } from "zod";
 import {
+  CancelMessage,
   HostMessage,
   ServeTask,
   type CallReply,
@@ -176,6 +177,12 @@ async function handle(task: Task): Promise<Reply> {
   }
 }
 
+function skipped(task: Task): Reply {
+  const metrics = { wallMs: 0, cpuMs: 0, heapBytes: 0 };
+  const message = "the call was cancelled before it started";
+  return task.type === "describe" ? { type: "describe", end: "crash", message, metrics } : { type: "call", end: "crash", message, metrics, warm: false };
+}
+
 function send(message: WorkerMessage): void {
   process.send?.(message);
 }
@@ -184,14 +191,23 @@ function send(message: WorkerMessage): void {
 export default function serve(raw: unknown): Promise<never> {
   ServeTask.parse(raw);
   let queue = Promise.resolve();
+  // Tasks the host gave up on before they started: answered without running,
+  // so the calls sent ahead behind them do not wait for them.
+  const dropped = new Set<number>();
   process.on("message", (raw: unknown) => {
+    const cancel = CancelMessage.safeParse(raw);
+    if (cancel.success) {
+      dropped.add(cancel.data.cancel);
+      return;
+    }
     const parsed = HostMessage.safeParse(raw);
     if (!parsed.success) return; // tinypool's own messages, or noise
     const { id, task } = parsed.data;
     tasksInFlight++;
     clearTimeout(refill);
     queue = queue.then(async () => {
-      send({ corral: 1, type: "reply", id, reply: await handle(task) });
+      const reply = dropped.delete(id) ? skipped(task) : await handle(task);
+      send({ corral: 1, type: "reply", id, reply });
       if (--tasksInFlight === 0) refillBlank();
     });
   });

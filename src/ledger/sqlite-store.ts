@@ -71,6 +71,7 @@ export class SqliteLedgerStore implements LedgerStore {
     readSource: Database.Transaction<(source: string, limits: Limits) => StoredSourceDetail | null>;
   };
   #pending: Pending[] = [];
+  #dataVersion: Database.Statement<[], number> | undefined;
   #closed = false;
 
   constructor(options: SqliteStoreOptions = {}) {
@@ -172,7 +173,9 @@ export class SqliteLedgerStore implements LedgerStore {
   /** SQLite's data_version: changed only by commits of other connections. */
   changesElsewhere(): number {
     if (this.#closed) throw new LedgerClosedError("the SQLite ledger store");
-    return this.#db.pragma("data_version", { simple: true }) as number;
+    // A statement prepared once: db.pragma() prepares a new one every time.
+    this.#dataVersion ??= this.#db.prepare<[], number>("PRAGMA data_version").pluck();
+    return this.#dataVersion.get() as number;
   }
 
   readState(source: string): Promise<SourceState> {

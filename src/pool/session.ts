@@ -120,6 +120,9 @@ export class WorkerSession {
     }
     pending.settle({ ok: false, kind: "cancelled", message: "the call was cancelled by its caller" });
     pending.settle = () => undefined;
+    // Not started yet: the worker answers it without running it, so the
+    // calls sent ahead behind it do not wait for its whole run.
+    this.#send?.({ corral: 1, cancel: pending.id });
   }
 
   kill(kind: PoolFailureKind, message: string): void {

@@ -71,6 +71,32 @@ describe("concurrency and back-pressure", { timeout: 180_000 }, () => {
     );
   });
 
+  it("a call sent ahead and then cancelled is not run: the call behind it does not wait for it", async () => {
+    await withHost(
+      async (host) => {
+        await host.load({ source: "agent:a", code: sleeper("short_one", 200) });
+        await host.load({ source: "agent:b", code: sleeper("long_one", 4000) });
+        await host.load({ source: "agent:c", code: toolSource({ name: "after", run: "return Date.now();" }) });
+        const first = host.call("short_one", {});
+        const cancel = new AbortController();
+        const ahead = host.call("long_one", {}, { signal: cancel.signal });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        cancel.abort();
+        assert.equal(outcomeOf(await ahead), "cancelled");
+        const firstDone = await first;
+        assert.ok(firstDone.ok);
+        const next = await host.call("after", {});
+        assert.ok(next.ok);
+        // The tools' own clocks: had the cancelled 4 s call run in between,
+        // "after" would have started at least 4 s after short_one ended.
+        assert.ok(Number(next.structured) - Number(firstDone.structured) < 3000, "the cancelled call ran in the worker");
+        const longRuns = (await host.audit()).find((r) => r.source === "agent:b");
+        assert.equal(longRuns?.totals.outcomes.ok ?? 0, 0, "long_one never ran to completion");
+      },
+      { workers: 1, spareWorkers: 0, pipelineDepth: 2, maxInFlight: 2 },
+    );
+  });
+
   it("close() settles calls in flight and waiting as cancelled, and a closed host refuses use", async () => {
     let host!: import("../../src/index.js").Host;
     const pending: Promise<unknown>[] = [];
