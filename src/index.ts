@@ -12,6 +12,7 @@ export {
   type LoadRequest,
   type LoadResult,
   type LoadFailureKind,
+  type ManifestOrigin,
   type ToolInfo,
   type ToolDeclaration,
   type CallOptions,

@@ -8,12 +8,14 @@
  *
  * Disk layout under `dir`: bundles/<sha256>.js (what workers read, checked
  * against its hash there) and entries/<key>.json (inputs and their hashes).
+ * manifests/ in the same folder belongs to registry/manifest-cache.ts.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import * as esbuild from "esbuild";
 import { bundle, hashFile, sha256, type BundleInput, type BundleOutput } from "./bundle.js";
+import { writeAtomically } from "./write-atomically.js";
 
 /** Bump when the import policy or bundle format changes. */
 const POLICY_VERSION = "2";
@@ -110,10 +112,4 @@ export class BundleCache {
     this.#bundles.set(entry.hash, compiled);
     return compiled;
   }
-}
-
-function writeAtomically(path: string, text: string): void {
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, text);
-  renameSync(temporary, path);
 }

@@ -1,7 +1,7 @@
 /**
  * @module src/host/host
  * createHost(options): the library's entry point. The Host owns the bundle
- * cache, the catalog, the sandbox pool, the admission queue and the ledger,
+ * cache, the manifest cache, the catalog, the sandbox pool, the admission queue and the ledger,
  * and frees the pool and the ledger in close(). Loading is in loader.ts, the
  * call path in call-path.ts, result channels in channels.ts.
  */
@@ -17,7 +17,7 @@ import { defaultGate, resolveEffectPolicy } from "../gate/index.js";
 import { Ledger, type SourceReport, type SourceRow, type SourceState, type StateChange } from "../ledger/index.js";
 import { resolveHostOptions, type HostOptions, type ResolvedHostOptions } from "../options.js";
 import { Admission, SandboxPool } from "../pool/index.js";
-import { Catalog, declare, type CatalogEntry } from "../registry/index.js";
+import { Catalog, declare, ManifestCache, type CatalogEntry } from "../registry/index.js";
 import { checkSourceId, isPluginCandidate } from "../registry/source.js";
 import type { ToolResult } from "../result.js";
 import { runCall, type CallDeps } from "./call-path.js";
@@ -75,11 +75,13 @@ class CorralHost implements Host {
       logger: this.#logger,
     });
     this.#admission = new Admission({ maxInFlight: options.maxInFlight, maxInFlightPerTool: options.maxInFlightPerTool, maxQueue: options.maxQueue });
+    const loadLimits: CallLimits = { timeoutMs: options.loadTimeoutMs, memoryMb: options.loadMemoryMb, maxOutputBytes: options.maxOutputBytes, maxDepth: options.maxDepth };
     this.#loader = new Loader({
       cache: new BundleCache(options.cacheDir),
       pool: this.#pool,
       catalog: this.#catalog,
-      loadLimits: { timeoutMs: options.loadTimeoutMs, memoryMb: options.loadMemoryMb, maxOutputBytes: options.maxOutputBytes, maxDepth: options.maxDepth },
+      manifests: new ManifestCache({ dir: options.cacheDir, describeLimits: loadLimits, logger: this.#logger }),
+      loadLimits,
     });
     this.#callDeps = {
       catalog: this.#catalog,
@@ -140,7 +142,7 @@ class CorralHost implements Host {
       return result;
     }
     const tools = this.#catalog.ofSource(result.source).map((entry) => this.#info(entry));
-    this.#logger.info({ event: "load", source: result.source, version: result.version, tools: tools.map((t) => t.name), cached: result.cached }, "source loaded");
+    this.#logger.info({ event: "load", source: result.source, version: result.version, tools: tools.map((t) => t.name), cached: result.cached, manifestsFrom: result.manifestsFrom }, "source loaded");
     return { ...result, tools };
   }
 

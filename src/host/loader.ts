@@ -1,14 +1,15 @@
 /**
  * @module src/host/loader
  * From source to registered tools: compile (cached), describe in a fresh
- * isolate (cached by bundle hash), check the manifests on the host, refuse
+ * isolate and check the manifests on the host (both skipped for a bundle
+ * whose checked manifests are cached: registry/manifest-cache.ts), refuse
  * names another source owns, then replace the source's tools in the catalog.
  * Agents' submissions go through the same path with their own limits.
  */
 import type { BundleRef, CallLimits } from "../../sandbox/protocol.js";
 import type { BundleCache, CompileResult } from "../compile/index.js";
 import type { SandboxPool } from "../pool/index.js";
-import { checkManifests, type Catalog, type CatalogEntry, type Manifest } from "../registry/index.js";
+import { checkManifests, type Catalog, type CatalogEntry, type Manifest, type ManifestCache, type ManifestOrigin } from "../registry/index.js";
 import { checkSourceId, pluginSourceId, resolvePluginPath } from "../registry/source.js";
 import type { Diagnostic } from "../result.js";
 import type { LoadFailureKind, LoadRequest, LoadResult } from "./types.js";
@@ -17,16 +18,17 @@ export type LoaderDeps = {
   cache: BundleCache;
   pool: SandboxPool;
   catalog: Catalog;
+  /** Checked manifests of bundles seen before; its describe limits are `loadLimits`. */
+  manifests: ManifestCache;
   loadLimits: CallLimits;
 };
 
-type Described = { ok: true; manifests: Manifest[] } | { ok: false; kind: LoadFailureKind; message: string };
+type Described = { ok: true; manifests: Manifest[]; origin: ManifestOrigin } | { ok: false; kind: LoadFailureKind; message: string };
 
 export type AuthorLimits = { maxTools: number; maxSourceBytes: number };
 
 export class Loader {
   readonly #deps: LoaderDeps;
-  readonly #manifests = new Map<string, Manifest[]>();
 
   constructor(deps: LoaderDeps) {
     this.#deps = deps;
@@ -81,12 +83,12 @@ export class Loader {
       runner: { kind: "sandbox", bundle },
     }));
     this.#deps.catalog.replaceSource(source, entries);
-    return { ok: true, source, version: compiled.hash, cached: compiled.cached, tools: [] };
+    return { ok: true, source, version: compiled.hash, cached: compiled.cached, manifestsFrom: described.origin, tools: [] };
   }
 
   async #describe(bundle: BundleRef): Promise<Described> {
-    const known = this.#manifests.get(bundle.hash);
-    if (known !== undefined) return { ok: true, manifests: known };
+    const known = this.#deps.manifests.get(bundle.hash);
+    if (known !== undefined) return { ok: true, manifests: known.manifests, origin: known.origin };
     const limits = this.#deps.loadLimits;
     const outcome = await this.#deps.pool.run({ type: "describe", bundle, limits }, limits, `describe:${bundle.hash}`);
     if (!outcome.ok) {
@@ -101,8 +103,9 @@ export class Loader {
     }
     const checked = checkManifests(reply.manifestsJson);
     if (!checked.ok) return { ok: false, kind: "compile_error", message: checked.message };
-    this.#manifests.set(bundle.hash, checked.manifests);
-    return { ok: true, manifests: checked.manifests };
+    // Only a describe that completed and passed the host's check is kept.
+    this.#deps.manifests.set(bundle.hash, checked.manifests);
+    return { ok: true, manifests: checked.manifests, origin: "worker" };
   }
 }
 

@@ -3,7 +3,7 @@
  * The public shapes of the host: what load, author and call take and answer,
  * and the Host itself.
  */
-import type { Manifest } from "../registry/index.js";
+import type { Manifest, ManifestOrigin } from "../registry/index.js";
 import type { Diagnostic, ErrorKind, ToolResult } from "../result.js";
 import type { HostEventListener } from "../events.js";
 import type { SourceReport, SourceRow, SourceState, StateChange } from "../ledger/index.js";
@@ -37,7 +37,21 @@ export type ToolDeclaration = { name: string; description: string; input_schema:
 
 export type LoadFailureKind = Extract<ErrorKind, "compile_error" | "timeout" | "memory" | "crash" | "quarantined">;
 export type LoadResult =
-  | { ok: true; source: string; version: string; cached: boolean; tools: ToolInfo[] }
+  | {
+      ok: true;
+      source: string;
+      version: string;
+      /** The bundle came from the compile cache (memory or `cacheDir`): nothing was compiled. */
+      cached: boolean;
+      /**
+       * Where the tools' manifests came from: `"worker"` (the module was
+       * described in a fresh isolate), `"memory"` (this host described this
+       * bundle before) or `"disk"` (a host described it before and wrote them
+       * under `cacheDir`; nothing ran).
+       */
+      manifestsFrom: ManifestOrigin;
+      tools: ToolInfo[];
+    }
   | { ok: false; source: string; error: { kind: LoadFailureKind; message: string; diagnostics?: Diagnostic[] } };
 
 export type CallOptions = {

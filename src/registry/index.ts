@@ -1,7 +1,9 @@
 /**
  * @module src/registry
- * The catalog of loaded tools and the host's check of their manifests.
+ * The catalog of loaded tools, the host's check of their manifests, and the
+ * cache of checked manifests.
  */
 export { Catalog, type CatalogEntry, type Runner, type BuiltinRun, type BuiltinAnswer } from "./catalog.js";
 export { declare, searchDeferred, type ToolDeclaration } from "./exposure.js";
-export { checkManifests, Manifest, TOOL_NAME_PATTERN, MAX_DESCRIPTION_CHARS } from "./manifest.js";
+export { checkManifests, checkManifestList, Manifest, TOOL_NAME_PATTERN, MAX_DESCRIPTION_CHARS } from "./manifest.js";
+export { ManifestCache, guestRuntimeId, type ManifestCacheOptions, type ManifestOrigin } from "./manifest-cache.js";

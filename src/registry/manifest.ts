@@ -66,9 +66,19 @@ export function checkManifests(guestJson: string): ManifestCheck {
     const { message, stack } = described.data;
     return { ok: false, message: stack === undefined ? message : `${message}\n${stack}` };
   }
+  return checkManifestList(described.data.tools);
+}
+
+/**
+ * The per-tool half of the check: defaults filled, each tool parsed with
+ * `Manifest`, names unique. A fresh describe and a manifest read back from
+ * the disk cache both pass through here, so neither is trusted more.
+ */
+export function checkManifestList(tools: readonly unknown[]): ManifestCheck {
+  if (tools.length > MAX_TOOLS_PER_MODULE) return { ok: false, message: `a module defines at most ${MAX_TOOLS_PER_MODULE} tools` };
   const manifests: Manifest[] = [];
   const seen = new Set<string>();
-  for (const [index, item] of described.data.tools.entries()) {
+  for (const [index, item] of tools.entries()) {
     const base = RawManifest.safeParse(item);
     const filled = base.success
       ? { ...base.data, effects: base.data.effects ?? null, exposure: base.data.exposure ?? "direct", limits: base.data.limits ?? {} }
