@@ -109,18 +109,23 @@ export type Reply = z.infer<typeof Reply>;
 
 // ---------------------------------------------------------------------------
 // Sessions. Each worker runs one long tinypool task, `serve`, for its whole
-// life; calls then travel as single IPC messages on that task's channel, one
-// hop each way. tinypool keeps the lifecycle: it forks, kills and replaces
-// the process, and aborting the serve task is how the host kills a worker.
+// life; calls then travel on that task's channel, one hop each way. Tasks
+// handed to a worker in the same turn of the host's event loop share one
+// message, and replies the worker has ready together share one: under load
+// the cost of a message (a write, a wake-up, a parse) is paid per batch.
+// tinypool keeps the lifecycle: it forks, kills and replaces the process,
+// and aborting the serve task is how the host kills a worker.
 
 export const ServeTask = z.strictObject({ type: z.literal("serve") });
 export type ServeTask = z.infer<typeof ServeTask>;
 
-/** Host → worker, on the serve task's channel. */
+export const TaskEntry = z.strictObject({ id: z.number().int().nonnegative(), task: Task });
+export type TaskEntry = z.infer<typeof TaskEntry>;
+
+/** Host → worker, on the serve task's channel: tasks to run in this order, after those sent before. */
 export const HostMessage = z.strictObject({
   corral: z.literal(1),
-  id: z.number().int().nonnegative(),
-  task: Task,
+  tasks: z.array(TaskEntry).min(1),
 });
 export type HostMessage = z.infer<typeof HostMessage>;
 
@@ -131,10 +136,13 @@ export const CancelMessage = z.strictObject({
 });
 export type CancelMessage = z.infer<typeof CancelMessage>;
 
-/** Worker → host: first `ready` (with the pid the watchdog watches), then one `reply` per task, in order. */
+export const ReplyEntry = z.strictObject({ id: z.number().int().nonnegative(), reply: Reply });
+export type ReplyEntry = z.infer<typeof ReplyEntry>;
+
+/** Worker → host: first `ready` (with the pid the watchdog watches), then replies, in task order. */
 export const WorkerMessage = z.discriminatedUnion("type", [
   z.strictObject({ corral: z.literal(1), type: z.literal("ready"), pid: z.number().int().positive() }),
-  z.strictObject({ corral: z.literal(1), type: z.literal("reply"), id: z.number().int().nonnegative(), reply: Reply }),
+  z.strictObject({ corral: z.literal(1), type: z.literal("replies"), replies: z.array(ReplyEntry).min(1) }),
 ]);
 export type WorkerMessage = z.infer<typeof WorkerMessage>;
 

@@ -148,11 +148,19 @@ function successRecord(tool: Tool, value: unknown): Record<string, unknown> | st
   return record;
 }
 
-async function invoke(name: string, inputJson: string, callId: string, maxBytes: number, maxDepth: number): Promise<string> {
+/**
+ * Runs a call. A tool whose `run` returns a plain value is answered in this
+ * same entry, as text; one that returns a promise (or any thenable) is
+ * answered by the promise this returns. Never throws, never rejects.
+ */
+function invoke(name: string, inputJson: string, callId: string, maxBytes: number, maxDepth: number): string | Promise<string> {
   const budget = { maxBytes, maxDepth };
+  let tool: Tool;
+  let value: unknown;
   try {
-    const tool = I.mapGet(tools, name);
-    if (tool === undefined) return errorEnvelope("unknown_tool", `this module has no tool named "${name}"`);
+    const found = I.mapGet(tools, name);
+    if (found === undefined) return errorEnvelope("unknown_tool", `this module has no tool named "${name}"`);
+    tool = found;
     let input: unknown;
     try {
       input = I.JSONParse(inputJson);
@@ -164,40 +172,81 @@ async function invoke(name: string, inputJson: string, callId: string, maxBytes:
       const issues = issuesOf(parsed.error);
       return errorEnvelope("invalid_input", `the input does not match the tool's schema: ${summarise(issues)}`, { issues });
     }
-    const value = await new I.Promise<unknown>((resolve, reject) => {
-      failCurrentCall = reject;
-      I.promiseThen(I.Promise.resolve(I.apply(tool.run, tool, [parsed.data, I.ObjectFreeze({ callId, tool: name })])), resolve, reject);
-    });
-    const record = successRecord(tool, value);
-    return typeof record === "string" ? record : envelope(record, budget);
+    value = I.apply(tool.run, tool, [parsed.data, I.ObjectFreeze({ callId, tool: name })]);
+    if (!isThenable(value)) return answer(tool, value, budget);
   } catch (thrown) {
-    if (isSignal(thrown) && thrown instanceof OutputTooLarge) {
-      return errorEnvelope("output_too_large", `${thrown.reason}: return less data, or page through it`);
-    }
-    const { message, stack } = describeThrown(thrown);
-    return errorEnvelope("tool_error", message, stack === undefined ? undefined : { stack });
+    return failureEnvelope(thrown);
+  }
+  return settle(tool, value, budget);
+}
+
+/** Reading `then` may run the tool's own getter: that is tool code, inside invoke's try. */
+function isThenable(value: unknown): boolean {
+  return value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as { then?: unknown }).then === "function";
+}
+
+async function settle(tool: Tool, pending: unknown, budget: SerializeBudget): Promise<string> {
+  try {
+    const value = await new I.Promise<unknown>((resolve, reject) => {
+      // A timer callback of this call that throws fails it.
+      failCurrentCall = reject;
+      I.promiseThen(I.Promise.resolve(pending), resolve, reject);
+    });
+    return answer(tool, value, budget);
+  } catch (thrown) {
+    return failureEnvelope(thrown);
   } finally {
     failCurrentCall = undefined;
   }
 }
 
+/** The envelope of what `run` gave; a result past the budget becomes an error envelope. */
+function answer(tool: Tool, value: unknown, budget: SerializeBudget): string {
+  try {
+    const record = successRecord(tool, value);
+    return typeof record === "string" ? record : envelope(record, budget);
+  } catch (thrown) {
+    return failureEnvelope(thrown);
+  }
+}
+
+function failureEnvelope(thrown: unknown): string {
+  if (isSignal(thrown) && thrown instanceof OutputTooLarge) {
+    return errorEnvelope("output_too_large", `${thrown.reason}: return less data, or page through it`);
+  }
+  const { message, stack } = describeThrown(thrown);
+  return errorEnvelope("tool_error", message, stack === undefined ? undefined : { stack });
+}
+
 /**
- * Starts a call. The worker enters with a synchronous apply, then asks `poll`
- * right away: a tool that needs no timers has settled by then (the microtask
- * checkpoint runs between the two), which saves the thread hop of an async
- * apply. A tool still waiting calls the worker's `done(seq)` when it settles.
+ * Starts a call, entered with a synchronous apply (no thread hop). A tool
+ * that answers at once is answered here: `start` returns its envelope, and
+ * the call is over. Otherwise `start` returns "" and the worker asks `poll`
+ * right away: a tool waiting only on promises has settled by then (the
+ * microtask checkpoint runs between the two entries). A tool still waiting
+ * (timers) calls the worker's `done(seq)` when it settles.
  */
 let settled: { seq: number; text: string } | undefined;
-function start(seq: number, name: string, inputJson: string, callId: string, maxBytes: number, maxDepth: number): void {
+function start(seq: number, name: string, inputJson: string, callId: string, maxBytes: number, maxDepth: number): string {
   settled = undefined;
+  const result = invoke(name, inputJson, callId, maxBytes, maxDepth);
+  if (typeof result === "string") {
+    // Kept for poll too: the entry can still throw after this returns (a
+    // detached promise of the tool rejected in the checkpoint), and then the
+    // worker asks poll for the answer.
+    settled = { seq, text: result };
+    timers.reset();
+    return result;
+  }
   I.promiseThen(
-    invoke(name, inputJson, callId, maxBytes, maxDepth),
+    result,
     (text) => {
       settled = { seq, text: text as string };
       FERAL_DONE?.(seq);
     },
     () => undefined, // invoke never rejects
   );
+  return "";
 }
 
 /**

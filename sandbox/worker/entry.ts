@@ -5,14 +5,19 @@
  * place isolated-vm is loaded.
  *
  * ```
- * serve ─▶ "ready" {pid} ─▶ for each HostMessage, strictly in arrival order:
+ * serve ─▶ "ready" {pid} ─▶ for each task of each HostMessage, strictly in order:
  *   describe: fresh isolate, load, describe, dispose
  *   call:     warm isolate from the cache, or create one; invoke; keep it
- *   ─▶ "reply" {id, Reply}   (plain data; the envelope stays JSON text)
+ *   ─▶ reply {id, Reply} into the outbox (plain data; the envelope stays JSON text)
+ *   outbox ─▶ one "replies" message when nothing is left to run, or before a
+ *             task that may be slow
  * ```
  *
  * Tasks run one at a time, in order: the host relies on that to know which
- * call is running (the oldest unanswered) without asking this process.
+ * call is running (the oldest unanswered) without asking this process. Replies
+ * are held back only while the next task is a call of an isolate whose last
+ * call was fast, so a reply waits at most for a few fast calls, and the host's
+ * clock for the running task starts late by as little.
  */
 import { z } from "zod";
 import {
@@ -20,6 +25,7 @@ import {
   HostMessage,
   ServeTask,
   type CallReply,
+  type ReplyEntry,
   type CallTask,
   type DescribeReply,
   type DescribeTask,
@@ -125,6 +131,16 @@ function isolateKey(hash: string, memoryMb: number, tool: string): string {
   return `${hash}:${memoryMb}:${tool}`;
 }
 
+/** A call that took at most this long may have the next one's reply held back behind it. */
+const FAST_CALL_MS = 1;
+
+/** Whether `task` is a call of a warm isolate whose last call was fast. */
+function expectedFast(task: Task): boolean {
+  if (task.type !== "call") return false;
+  const warm = cache.peek(isolateKey(task.bundle.hash, task.limits.memoryMb, task.tool));
+  return warm !== undefined && warm.lastCallMs <= FAST_CALL_MS;
+}
+
 async function call(task: CallTask): Promise<CallReply> {
   const key = isolateKey(task.bundle.hash, task.limits.memoryMb, task.tool);
   let isolate = cache.take(key);
@@ -137,6 +153,7 @@ async function call(task: CallTask): Promise<CallReply> {
     isolate = created;
   }
   const run = await isolate.invoke(task.tool, task.inputJson, task.callId, task.limits);
+  isolate.lastCallMs = run.metrics.wallMs;
   cache.keep(key, isolate);
   return { type: "call", end: run.end, envelopeJson: run.text, message: run.message, metrics: run.metrics, warm };
 }
@@ -187,6 +204,16 @@ function send(message: WorkerMessage): void {
   process.send?.(message);
 }
 
+/** Replies not yet written, in task order. */
+let outbox: ReplyEntry[] = [];
+
+function flush(): void {
+  if (outbox.length === 0) return;
+  const replies = outbox;
+  outbox = [];
+  send({ corral: 1, type: "replies", replies });
+}
+
 /** The one tinypool task: serve HostMessages until the process ends. */
 export default function serve(raw: unknown): Promise<never> {
   ServeTask.parse(raw);
@@ -194,22 +221,34 @@ export default function serve(raw: unknown): Promise<never> {
   // Tasks the host gave up on before they started: answered without running,
   // so the calls sent ahead behind them do not wait for them.
   const dropped = new Set<number>();
+  const run = async (id: number, task: Task): Promise<void> => {
+    const skip = dropped.delete(id);
+    // The replies held so far leave now unless this task is known to be quick.
+    if (!skip && !expectedFast(task)) flush();
+    const reply = skip ? skipped(task) : await handle(task);
+    outbox.push({ id, reply });
+    // Should the next task wait on timers or promises after all, the turn of
+    // the event loop it gives up sends what is held.
+    if (outbox.length === 1) setImmediate(flush);
+    if (--tasksInFlight === 0) {
+      flush();
+      refillBlank();
+    }
+  };
   process.on("message", (raw: unknown) => {
-    const cancel = CancelMessage.safeParse(raw);
-    if (cancel.success) {
-      dropped.add(cancel.data.cancel);
+    // Most messages are tasks: only one that names `cancel` is parsed as a cancel.
+    if (typeof raw === "object" && raw !== null && "cancel" in raw) {
+      const cancel = CancelMessage.safeParse(raw);
+      if (cancel.success) dropped.add(cancel.data.cancel);
       return;
     }
     const parsed = HostMessage.safeParse(raw);
     if (!parsed.success) return; // tinypool's own messages, or noise
-    const { id, task } = parsed.data;
-    tasksInFlight++;
     clearTimeout(refill);
-    queue = queue.then(async () => {
-      const reply = dropped.delete(id) ? skipped(task) : await handle(task);
-      send({ corral: 1, type: "reply", id, reply });
-      if (--tasksInFlight === 0) refillBlank();
-    });
+    for (const { id, task } of parsed.data.tasks) {
+      tasksInFlight++;
+      queue = queue.then(() => run(id, task));
+    }
   });
   send({ corral: 1, type: "ready", pid: process.pid });
   return new Promise<never>(() => {

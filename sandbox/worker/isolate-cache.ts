@@ -27,6 +27,12 @@ export class IsolateCache {
     return entry;
   }
 
+  /** The live isolate for `key`, if any, without touching its place in the order. */
+  peek(key: string): ToolIsolate | undefined {
+    const entry = this.#entries.get(key);
+    return entry?.alive === true ? entry : undefined;
+  }
+
   /** Keeps `entry` (if still alive) and evicts until the bounds hold again. */
   keep(key: string, entry: ToolIsolate): void {
     const previous = this.#entries.get(key);

@@ -66,6 +66,8 @@ export class ToolIsolate {
   #callsSinceHeapRead = 0;
   #inCall = false;
   heapBytes = 0;
+  /** How long the last call took (the worker holds replies back only behind fast calls). */
+  lastCallMs = Number.POSITIVE_INFINITY;
   readonly #memoryMb: number;
   #loadRef: Reference | undefined;
 
@@ -199,12 +201,15 @@ export class ToolIsolate {
   invoke(tool: string, inputJson: string, callId: string, limits: CallLimits): Promise<RunResult> {
     return this.#run(limits, () => {
       const seq = ++this.#seq;
-      this.#enter(() =>
+      const answered = this.#enter(() =>
         this.#api.start.applySync(undefined, [seq, tool, inputJson, callId, limits.maxOutputBytes, limits.maxDepth], {
           arguments: { copy: true },
+          result: { copy: true },
           timeout: limits.timeoutMs,
         }),
       );
+      // A tool that answered at once answered in that same entry.
+      if (typeof answered === "string" && answered !== "") return answered;
       const text = this.#enter(() => this.#poll(seq)) ?? "";
       if (text !== "") return text;
       return new Promise<unknown>((resolve, reject) => {
@@ -255,13 +260,22 @@ export class ToolIsolate {
     this.#callDeadline = started + limits.timeoutMs;
     this.#inCall = true;
     let timedOut = false;
-    const deadline = setTimeout(() => {
-      timedOut = true;
-      this.dispose();
-    }, limits.timeoutMs);
+    // Synchronous entries carry their own timeout; only a call left waiting
+    // on timers or promises needs this timer.
+    let deadline: NodeJS.Timeout | undefined;
     let result: RunResult;
     try {
-      const text = await enter();
+      let text = enter();
+      if (text instanceof Promise) {
+        deadline = setTimeout(
+          () => {
+            timedOut = true;
+            this.dispose();
+          },
+          Math.max(0, this.#callDeadline - performance.now()),
+        );
+        text = await text;
+      }
       if (typeof text !== "string") {
         result = { end: "crash", message: "the corral runtime answered with a non-string", metrics: zeroMetrics() };
       } else if (text.length > limits.maxOutputBytes + ENVELOPE_SLACK_CHARS) {

@@ -62,9 +62,11 @@ export async function createDirectWorker(tempDir, { extraExecArgv = [], profileO
   child.on("message", (message) => {
     if (message?.bench !== undefined) onControl?.(message);
     else if (message?.type === "ready") ready();
-    else if (message?.type === "reply") {
-      waiting.get(message.id)?.(message.reply);
-      waiting.delete(message.id);
+    else if (message?.type === "replies") {
+      for (const { id, reply } of message.replies) {
+        waiting.get(id)?.(reply);
+        waiting.delete(id);
+      }
     }
   });
   await Promise.race([readyNow, exited.then(() => Promise.reject(new Error("bench: the direct worker exited before it was ready")))]);
@@ -74,7 +76,7 @@ export async function createDirectWorker(tempDir, { extraExecArgv = [], profileO
     new Promise((resolve) => {
       const id = nextId++;
       waiting.set(id, resolve);
-      child.send({ corral: 1, id, task: { type: "call", callId: randomUUID(), bundle, tool: "word_count", inputJson: WORD_COUNT_INPUT_JSON, limits } });
+      child.send({ corral: 1, tasks: [{ id, task: { type: "call", callId: randomUUID(), bundle, tool: "word_count", inputJson: WORD_COUNT_INPUT_JSON, limits } }] });
     });
   const first = await call();
   if (first.end !== "completed" || !first.envelopeJson?.includes(WORD_COUNT_OUTPUT_JSON)) {

@@ -22,7 +22,7 @@
 import type { Logger } from "pino";
 import type Tinypool from "tinypool";
 import type { ChildProcess } from "node:child_process";
-import { WorkerMessage, type Reply, type Task } from "../../sandbox/protocol.js";
+import { WorkerMessage, type Reply, type ReplyEntry, type Task, type TaskEntry } from "../../sandbox/protocol.js";
 import { residentBytes } from "./process-memory.js";
 import { diedOfMemory, WorkerProcess } from "./worker-process.js";
 
@@ -61,6 +61,8 @@ export class WorkerSession {
   readonly #tinypool: Tinypool;
   readonly #controller = new AbortController();
   readonly #fifo: PendingTask[] = [];
+  /** Dispatched in this turn of the event loop, not yet written: they leave as one message. */
+  #outbox: TaskEntry[] = [];
   /** Isolate keys this worker has warmed (it may have evicted some since). */
   readonly warm = new Set<string>();
   #send: ((message: unknown) => void) | undefined;
@@ -102,8 +104,16 @@ export class WorkerSession {
     if (!this.ready || this.#send === undefined) throw new Error("corral: dispatch to a session that is not ready");
     this.#fifo.push(pending);
     this.warm.add(pending.key);
-    this.#send({ corral: 1, id: pending.id, task: pending.task });
+    this.#outbox.push({ id: pending.id, task: pending.task });
+    if (this.#outbox.length === 1) queueMicrotask(() => this.#flush());
     if (this.#fifo.length === 1) this.#startHead();
+  }
+
+  #flush(): void {
+    const tasks = this.#outbox;
+    if (tasks.length === 0 || this.#ended) return;
+    this.#outbox = [];
+    this.#send?.({ corral: 1, tasks });
   }
 
   /**
@@ -114,6 +124,18 @@ export class WorkerSession {
   cancel(pending: PendingTask): void {
     const index = this.#fifo.indexOf(pending);
     if (index < 0) return;
+    const unsent = this.#outbox.findIndex((entry) => entry.id === pending.id);
+    if (unsent >= 0) {
+      // Still in this turn's outbox: the worker never hears of it.
+      this.#outbox.splice(unsent, 1);
+      this.#fifo.splice(index, 1);
+      pending.settle({ ok: false, kind: "cancelled", message: "the call was cancelled by its caller" });
+      if (index === 0) {
+        this.#clearHeadTimers();
+        this.#startHead();
+      }
+      return;
+    }
     if (index === 0) {
       this.kill("cancelled", "the call was cancelled by its caller; its worker was stopped");
       return;
@@ -148,17 +170,25 @@ export class WorkerSession {
       this.#hooks.ready(this);
       return;
     }
-    const head = this.#fifo[0];
-    if (head === undefined || head.id !== message.id) {
-      this.kill("crash", "the sandbox worker answered out of order");
-      return;
+    for (const entry of message.replies) {
+      if (!this.#settleHead(entry)) {
+        this.kill("crash", "the sandbox worker answered out of order");
+        return;
+      }
     }
-    this.#fifo.shift();
-    if (message.reply.type === "describe" && message.reply.kept !== undefined) this.warm.add(message.reply.kept);
-    this.#clearHeadTimers();
     if (this.#fifo.length > 0) this.#startHead();
-    head.settle({ ok: true, reply: message.reply });
     this.#hooks.ready(this);
+  }
+
+  /** The reply for the oldest task sent: it settles, and the next one is running now. */
+  #settleHead(entry: ReplyEntry): boolean {
+    const head = this.#fifo[0];
+    if (head === undefined || head.id !== entry.id) return false;
+    this.#fifo.shift();
+    if (entry.reply.type === "describe" && entry.reply.kept !== undefined) this.warm.add(entry.reply.kept);
+    this.#clearHeadTimers();
+    head.settle({ ok: true, reply: entry.reply });
+    return true;
   }
 
   /** Finds `pid` among tinypool's own children: a pid that is not ours is never watched nor killed. */
