@@ -9,8 +9,8 @@
 // `node --no-node-snapshot`, which the raw isolated-vm baselines need (they
 // run in the bench process). The second process measures:
 //
-//   warm call ──── plain · ivm applySync (± timeout) · ivm apply · corral ToolIsolate · naive pool
-//                  · corral worker alone · corral · corral with an in-memory ledger
+//   warm call ──── plain · ivm applySync (± timeout) · ivm apply · corral ToolIsolate · IPC floor
+//                  · naive pool · corral worker alone · corral · corral with an in-memory ledger
 //   throughput ─── naive pool · corral · corral, in-memory ledger · corral, other maxInFlight (64 in flight)
 //   cold tool ──── new source · same source (same host, new host) · raw fresh isolate
 //   mixed ──────── 20 tools, maxWarmIsolates 12 vs default
@@ -103,6 +103,8 @@ async function main(config) {
     open.push(inProcess);
     const naive = await baselines.createNaivePool(script, tempDir);
     open.push(naive);
+    const ipcFloor = await baselines.createIpcFloor(tempDir);
+    open.push(ipcFloor);
     const toolIsolate = await createInProcessToolIsolate(tempDir);
     open.push(toolIsolate);
     const corral = await createWarmCorral(tempDir);
@@ -121,6 +123,7 @@ async function main(config) {
         { name: "ivmSyncTimeout", kind: "sync", call: inProcess.callSyncTimeout, n: w.ivmSync },
         { name: "ivmAsync", kind: "async", call: inProcess.callAsync, n: w.ivmAsync },
         { name: "toolIsolate", kind: "async", call: toolIsolate.call, n: w.ivmAsync },
+        { name: "ipcFloor", kind: "async", call: ipcFloor.call, n: w.pool, pids: ipcFloor.pids },
         { name: "naive", kind: "async", call: naive.call, n: w.pool, pids: naive.pids },
         { name: "corralWorker", kind: "async", call: direct.call, n: w.pool, pids: direct.pids },
         { name: "corral", kind: "async", call: corral.call, n: w.pool, pids: corral.pids },
@@ -132,8 +135,10 @@ async function main(config) {
       ],
       { rounds: w.rounds, log },
     );
-    await direct.close();
-    open.splice(open.indexOf(direct), 1);
+    for (const done of [direct, ipcFloor]) {
+      await done.close();
+      open.splice(open.indexOf(done), 1);
+    }
 
     // The default against the other choice of maxInFlight: one call per worker, or pipelined.
     const { resolveHostOptions } = await import(distUrl("src/options.js"));

@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import * as esbuild from "esbuild";
+import { isolateScriptOptions } from "./isolate-script.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
@@ -69,33 +70,11 @@ try {
   console.error("corral build: type errors above are allowed by CORRAL_BUILD_ALLOW_TYPE_ERRORS=1; continuing");
 }
 
-/** zod's locales namespace → English only (see sandbox/guest/zod-locales.ts). */
-const englishOnlyZod = {
-  name: "english-only-zod",
-  setup(build) {
-    build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
-      args.importer.includes(`${join("node_modules", "zod")}`)
-        ? { path: join(root, "sandbox/guest/zod-locales.ts") }
-        : undefined,
-    );
-  },
-};
-
+// The same options bundle the bench's raw tool script (scripts/isolate-script.mjs).
 console.error("corral build: bundling the guest runtime …");
 await esbuild.build({
+  ...isolateScriptOptions("api"),
   entryPoints: [join(root, "sandbox/guest/runtime.ts")],
   outfile: join(root, "dist/sandbox/guest/runtime.bundle.js"),
-  bundle: true,
-  format: "cjs",
-  platform: "neutral",
-  target: "es2022",
-  minify: true,
-  legalComments: "none",
-  logLevel: "warning",
-  // The script's completion value is the runtime's API: the worker takes it
-  // from `script.run` as a Reference, so nothing is put on the global object.
-  banner: { js: "(function(){var module={exports:{}},exports=module.exports;" },
-  footer: { js: "return module.exports.api;})();" },
-  plugins: [englishOnlyZod],
 });
 console.error(`corral build: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);

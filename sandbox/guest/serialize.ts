@@ -167,32 +167,20 @@ function specialForm(v: object, room: number): string | object | typeof NOT_SPEC
     } catch {}
   }
   if (v instanceof I.Map) {
-    let size: number | undefined;
-    try {
-      size = I.mapSize(v);
-    } catch {}
-    if (size !== undefined) {
-      fits(size);
-      const entries: unknown[] = [];
+    const entries = collectionItems(v, I.mapSize, fits, (items) =>
       I.mapForEach(v as Map<unknown, unknown>, (value, key) => {
-        I.arrayPush(entries, [key, value]);
-      });
-      return entries;
-    }
+        I.arrayPush(items, [key, value]);
+      }),
+    );
+    if (entries !== undefined) return entries;
   }
   if (v instanceof I.Set) {
-    let size: number | undefined;
-    try {
-      size = I.setSize(v);
-    } catch {}
-    if (size !== undefined) {
-      fits(size);
-      const items: unknown[] = [];
+    const items = collectionItems(v, I.setSize, fits, (into) =>
       I.setForEach(v as Set<unknown>, (value) => {
-        I.arrayPush(items, value);
-      });
-      return items;
-    }
+        I.arrayPush(into, value);
+      }),
+    );
+    if (items !== undefined) return items;
   }
   if (v instanceof I.RegExp) {
     try {
@@ -228,6 +216,30 @@ function specialForm(v: object, room: number): string | object | typeof NOT_SPEC
   }
   if (v instanceof I.Promise) return "[Promise]";
   return NOT_SPECIAL;
+}
+
+/**
+ * A Map's or a Set's items as a plain array, or undefined when `v` is not
+ * really one: `sizeOf` is the captured `size` getter, which throws for an
+ * impostor (an object made from Map.prototype, a Proxy). The size is checked
+ * against the room left before anything is copied; `copyInto` pushes the
+ * items with the captured forEach, never the collection's own methods.
+ */
+function collectionItems(
+  v: object,
+  sizeOf: (value: unknown) => number,
+  fits: (items: number) => void,
+  copyInto: (items: unknown[]) => void,
+): unknown[] | undefined {
+  let size: number | undefined;
+  try {
+    size = sizeOf(v);
+  } catch {}
+  if (size === undefined) return undefined;
+  fits(size);
+  const items: unknown[] = [];
+  copyInto(items);
+  return items;
 }
 
 function functionText(fn: Function): string {

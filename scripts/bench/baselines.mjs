@@ -1,21 +1,26 @@
 // The raw baselines, all running the same word_count script: a plain
 // function call; isolated-vm in this process (applySync and async apply on a
 // warm isolate; a fresh isolate per call for the cold case); and a naive
-// tinypool pool of two child processes with a warm isolate each. isolated-vm
-// is loaded the way corral's worker loads it, so this process runs with
-// --no-node-snapshot (scripts/bench.mjs sees to that).
+// tinypool pool of two child processes with a warm isolate each. Plus the
+// floor under every pool: corral's call message echoed by a child process,
+// no tool run at all. isolated-vm is loaded the way corral's worker loads
+// it, so this process runs with --no-node-snapshot (scripts/bench.mjs sees
+// to that).
+import { fork } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runInThisContext } from "node:vm";
 import { fileURLToPath } from "node:url";
 import Tinypool from "tinypool";
 import { DIST, distPath, importIvm } from "./dist.mjs";
+import { compileWordCount, createCaller } from "./direct-worker.mjs";
 import { median } from "./harness.mjs";
 import { tinypoolChildPids } from "./processes.mjs";
 import { WORD_COUNT_INPUT_JSON, WORD_COUNT_OUTPUT_JSON } from "./tools.mjs";
 
 const ivm = await importIvm();
 const NAIVE_WORKER = fileURLToPath(new URL("./naive-worker.mjs", import.meta.url));
+const IPC_ECHO_CHILD = fileURLToPath(new URL("./ipc-echo-child.mjs", import.meta.url));
 
 function check(name, output) {
   if (output !== WORD_COUNT_OUTPUT_JSON) throw new Error(`bench: baseline ${name} answered ${String(output)}, not ${WORD_COUNT_OUTPUT_JSON}`);
@@ -95,6 +100,31 @@ export async function createNaivePool(script, tempDir) {
   const outputs = await Promise.all(Array.from({ length: 8 }, call));
   for (const output of outputs) check("naive tinypool", output);
   return { call, pids: tinypoolChildPids().filter((pid) => !before.includes(pid)), close: () => pool.destroy() };
+}
+
+/**
+ * The IPC floor: a round trip between two Node processes and nothing else.
+ * A forked child (child_process.fork, JSON serialization as tinypool uses)
+ * echoes corral's own call message for word_count (same shape and size, a
+ * new id and callId each time) back over process.send; no isolate, no pool.
+ * What any process boundary costs a call on this machine.
+ */
+export async function createIpcFloor(tempDir) {
+  const bundle = await compileWordCount(join(tempDir, "ipc-floor-cache"));
+  const child = fork(IPC_ECHO_CHILD, [], { execArgv: [], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const { call, answer } = createCaller(child, bundle);
+  child.on("message", (message) => answer(message.tasks[0].id, message));
+  const echoed = await Promise.race([call(), exited.then(() => Promise.reject(new Error("bench: the IPC echo child exited")))]);
+  if (echoed.task?.tool !== "word_count") throw new Error(`bench: the IPC echo child answered ${JSON.stringify(echoed)}`);
+  return {
+    call,
+    pids: [child.pid],
+    close: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill();
+      await exited;
+    },
+  };
 }
 
 /**

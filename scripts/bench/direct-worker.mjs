@@ -12,6 +12,7 @@ import { WORD_COUNT_INPUT_JSON, WORD_COUNT_OUTPUT_JSON, wordCountSource } from "
 const { BundleCache } = await import(distUrl("src/compile/index.js"));
 const corral = await importCorral();
 const { HOST_DEFAULTS } = corral;
+const CALL_LIMITS = { timeoutMs: HOST_DEFAULTS.defaultTimeoutMs, memoryMb: HOST_DEFAULTS.defaultMemoryMb, maxOutputBytes: HOST_DEFAULTS.maxOutputBytes, maxDepth: HOST_DEFAULTS.maxDepth };
 
 /**
  * The settings a default host gives its workers, read from a real worker's
@@ -46,6 +47,29 @@ export async function compileWordCount(cacheDir) {
 }
 
 /**
+ * Calls word_count in `child` with corral's own call message (HostMessage in
+ * sandbox/protocol.ts, as the host sends it), one in flight or many.
+ * `answer(id, value)` settles the call whose message had that id: the
+ * child's message listener knows where its reply keeps the id.
+ */
+export function createCaller(child, bundle) {
+  const waiting = new Map();
+  let nextId = 0;
+  return {
+    call: () =>
+      new Promise((resolve) => {
+        const id = nextId++;
+        waiting.set(id, resolve);
+        child.send({ corral: 1, tasks: [{ id, task: { type: "call", callId: randomUUID(), bundle, tool: "word_count", inputJson: WORD_COUNT_INPUT_JSON, limits: CALL_LIMITS } }] });
+      }),
+    answer(id, value) {
+      waiting.get(id)?.(value);
+      waiting.delete(id);
+    },
+  };
+}
+
+/**
  * Forks the worker (flags: --no-node-snapshot plus `extraExecArgv`) and
  * answers once it is ready and warm for word_count.
  */
@@ -55,29 +79,16 @@ export async function createDirectWorker(tempDir, { extraExecArgv = [], profileO
   if (profileOut !== undefined) env.BENCH_PROFILE_OUT = profileOut;
   const child = fork(CHILD, [], { execArgv: ["--no-node-snapshot", ...extraExecArgv], env, stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const exited = new Promise((resolve) => child.once("exit", resolve));
-  const waiting = new Map();
+  const { call, answer } = createCaller(child, bundle);
   let onControl;
   let ready;
   const readyNow = new Promise((resolve) => (ready = resolve));
   child.on("message", (message) => {
     if (message?.bench !== undefined) onControl?.(message);
     else if (message?.type === "ready") ready();
-    else if (message?.type === "replies") {
-      for (const { id, reply } of message.replies) {
-        waiting.get(id)?.(reply);
-        waiting.delete(id);
-      }
-    }
+    else if (message?.type === "replies") for (const { id, reply } of message.replies) answer(id, reply);
   });
   await Promise.race([readyNow, exited.then(() => Promise.reject(new Error("bench: the direct worker exited before it was ready")))]);
-  const limits = { timeoutMs: HOST_DEFAULTS.defaultTimeoutMs, memoryMb: HOST_DEFAULTS.defaultMemoryMb, maxOutputBytes: HOST_DEFAULTS.maxOutputBytes, maxDepth: HOST_DEFAULTS.maxDepth };
-  let nextId = 0;
-  const call = () =>
-    new Promise((resolve) => {
-      const id = nextId++;
-      waiting.set(id, resolve);
-      child.send({ corral: 1, tasks: [{ id, task: { type: "call", callId: randomUUID(), bundle, tool: "word_count", inputJson: WORD_COUNT_INPUT_JSON, limits } }] });
-    });
   const first = await call();
   if (first.end !== "completed" || !first.envelopeJson?.includes(WORD_COUNT_OUTPUT_JSON)) {
     throw new Error(`bench: the direct worker answered ${JSON.stringify(first)}`);

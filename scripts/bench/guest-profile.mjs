@@ -13,6 +13,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createContext, runInContext } from "node:vm";
 import * as esbuild from "esbuild";
+import { isolateScriptOptions } from "../isolate-script.mjs";
 import { importCorral } from "./dist.mjs";
 import { WORD_COUNT_INPUT_JSON, WORD_COUNT_OUTPUT_JSON } from "./tools.mjs";
 import { compileWordCount } from "./direct-worker.mjs";
@@ -23,30 +24,16 @@ const RUNTIME_FILENAME = "corral:runtime";
 
 /** The guest runtime as scripts/build.mjs bundles it, but with names kept and a source map. */
 async function buildRuntime() {
-  const englishOnlyZod = {
-    name: "english-only-zod",
-    setup(build) {
-      build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
-        args.importer.includes(join("node_modules", "zod")) ? { path: join(ROOT, "sandbox/guest/zod-locales.ts") } : undefined,
-      );
-    },
-  };
   const result = await esbuild.build({
+    ...isolateScriptOptions("api"),
     entryPoints: [join(ROOT, "sandbox/guest/runtime.ts")],
     outfile: join(ROOT, "runtime.profile.js"),
     write: false,
-    bundle: true,
-    format: "cjs",
-    platform: "neutral",
-    target: "es2022",
+    // Names kept, so that the profile can tell the functions apart.
+    minify: false,
     minifyWhitespace: true,
     minifySyntax: true,
     sourcemap: "external",
-    legalComments: "none",
-    logLevel: "warning",
-    banner: { js: "(function(){var module={exports:{}},exports=module.exports;" },
-    footer: { js: "return module.exports.api;})();" },
-    plugins: [englishOnlyZod],
   });
   const code = result.outputFiles.find((f) => f.path.endsWith(".js")).text;
   const map = JSON.parse(result.outputFiles.find((f) => f.path.endsWith(".map")).text);

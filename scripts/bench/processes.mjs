@@ -1,30 +1,13 @@
 // Sandbox worker processes seen from /proc (Linux): which children of this
 // process are corral workers, their resident memory and CPU time, and waiting
 // until freshly started ones have finished booting.
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { distUrl } from "./dist.mjs";
 
 const CLOCK_TICKS_PER_S = 100;
 
-/** Pids of this process's live children whose command line names tinypool's entry. */
-export function tinypoolChildPids() {
-  const pids = [];
-  try {
-    for (const task of readdirSync("/proc/self/task")) {
-      const text = readFileSync(`/proc/self/task/${task}/children`, "utf8").trim();
-      if (text !== "") pids.push(...text.split(/\s+/).map(Number));
-    }
-  } catch {
-    return [];
-  }
-  return pids.filter((pid) => {
-    try {
-      const state = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0];
-      return state !== "Z" && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("tinypool");
-    } catch {
-      return false;
-    }
-  });
-}
+/** Pids of this process's live children whose command line names tinypool's entry (corral's own reading of /proc). */
+export const { tinypoolChildPids } = await import(distUrl("src/pool/process-memory.js"));
 
 /** corral's workers only: tinypool children started with corral's worker settings. */
 export function corralWorkerPids() {

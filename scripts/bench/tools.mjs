@@ -6,6 +6,7 @@
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import * as esbuild from "esbuild";
+import { isolateScriptOptions } from "../isolate-script.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -83,16 +84,6 @@ export function manyToolSources(count) {
   }));
 }
 
-/** zod's locales → English only, as scripts/build.mjs does for the guest runtime. */
-const englishOnlyZod = {
-  name: "english-only-zod",
-  setup(build) {
-    build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
-      args.importer.includes(join("node_modules", "zod")) ? { path: join(ROOT, "sandbox/guest/zod-locales.ts") } : undefined,
-    );
-  },
-};
-
 /**
  * word_count as one plain script whose completion value is
  * `call(inputJson) → outputJson` (input checked with the tool's zod schema,
@@ -113,19 +104,12 @@ export function call(inputJson) {
       build.onLoad({ filter: /^corral$/, namespace: "bench" }, () => ({ contents: "export const defineTool = (tool) => tool;", loader: "js" }));
     },
   };
+  const options = isolateScriptOptions("call");
   const result = await esbuild.build({
+    ...options,
     stdin: { contents: entry, loader: "js", resolveDir: ROOT },
-    bundle: true,
     write: false,
-    format: "cjs",
-    platform: "neutral",
-    target: "es2022",
-    minify: true,
-    legalComments: "none",
-    logLevel: "warning",
-    banner: { js: "(function(){var module={exports:{}},exports=module.exports;" },
-    footer: { js: "return module.exports.call;})();" },
-    plugins: [sdkShim, englishOnlyZod],
+    plugins: [sdkShim, ...options.plugins],
   });
   return result.outputFiles[0].text;
 }

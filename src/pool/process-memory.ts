@@ -1,12 +1,17 @@
 /**
  * @module src/pool/process-memory
- * Reads another process's resident memory from /proc without its help. Where
- * /proc is missing (not Linux), it answers undefined and the RSS watch is off;
- * the isolate's own memory limit still holds there.
+ * Reads other processes from /proc without their help: a worker's resident
+ * memory (the RSS watch), and which children of this process are sandbox
+ * workers (the tests' and the bench's check that none outlives its host).
+ * Where /proc is missing (not Linux), both answer nothing: the RSS watch is
+ * off, and the isolate's own memory limit still holds there.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 const PAGE_BYTES = 4096;
+
+/** tinypool starts every worker through its own entry script, named in the command line. */
+const WORKER_MARKER = "tinypool";
 
 export function residentBytes(pid: number): number | undefined {
   try {
@@ -16,4 +21,35 @@ export function residentBytes(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Pids of this process's live children whose command line names tinypool's
+ * entry: every sandbox worker of every host in this process (and any other
+ * tinypool child process). Zombies (exited, not yet reaped) are left out.
+ */
+export function tinypoolChildPids(): number[] {
+  let tasks: string[];
+  try {
+    tasks = readdirSync("/proc/self/task");
+  } catch {
+    return [];
+  }
+  // A thread or a child can end between the listing and the reads below:
+  // gone is an answer, not an error.
+  const pids: number[] = [];
+  for (const task of tasks) {
+    try {
+      const text = readFileSync(`/proc/self/task/${task}/children`, "utf8").trim();
+      if (text !== "") pids.push(...text.split(/\s+/).map(Number));
+    } catch {}
+  }
+  return pids.filter((pid) => {
+    try {
+      const state = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0];
+      return state !== "Z" && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(WORKER_MARKER);
+    } catch {
+      return false;
+    }
+  });
 }

@@ -5,31 +5,14 @@
  * outlives it.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHost, type Host, type HostOptions } from "../../src/index.js";
+import { tinypoolChildPids } from "../../src/pool/process-memory.js";
 
-/** Pids of this process's live sandbox workers (tinypool children), from /proc (Linux). */
-export function childPids(): number[] {
-  const pids: number[] = [];
-  try {
-    for (const task of readdirSync("/proc/self/task")) {
-      const text = readFileSync(`/proc/self/task/${task}/children`, "utf8").trim();
-      if (text !== "") pids.push(...text.split(/\s+/).map(Number));
-    }
-  } catch {
-    // not Linux: nothing to check
-  }
-  return pids.filter((pid) => {
-    try {
-      const state = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0];
-      return state !== "Z" && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("tinypool");
-    } catch {
-      return false;
-    }
-  });
-}
+/** Pids of this process's live sandbox workers (tinypool children), from /proc (Linux; elsewhere none). */
+export const childPids = tinypoolChildPids;
 
 export async function assertNoWorkersLeft(before: number[]): Promise<void> {
   const deadline = Date.now() + 3_000;

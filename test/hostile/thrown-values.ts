@@ -6,6 +6,7 @@
  * cases/poisoned-thrown-value.ts rebuilds them from inside its isolate.
  */
 import fc from "fast-check";
+import { anyValue } from "../helpers/any-value.js";
 
 export class HostileError {
   constructor(
@@ -70,20 +71,7 @@ export function describeValue(value: unknown): Spec {
   };
 }
 
-const anything = fc.anything({
-  maxDepth: 3,
-  maxKeys: 5,
-  withBigInt: true,
-  withBoxedValues: true,
-  withDate: true,
-  withMap: true,
-  withSet: true,
-  withNullPrototype: true,
-  withObjectString: true,
-  withSparseArray: true,
-  withTypedArray: true,
-  withUnicodeString: true,
-});
+const anything = anyValue({ maxDepth: 3, maxKeys: 5 });
 
 /** Values a tool may throw: anything, and the hostile shapes above. */
 export const thrownValue: fc.Arbitrary<unknown> = fc.oneof(
