@@ -116,7 +116,7 @@ export async function createIpcFloor(tempDir) {
   const { call, answer } = createCaller(child, bundle);
   child.on("message", (message) => answer(message.tasks[0].id, message));
   const echoed = await Promise.race([call(), exited.then(() => Promise.reject(new Error("bench: the IPC echo child exited")))]);
-  if (echoed.task?.tool !== "word_count") throw new Error(`bench: the IPC echo child answered ${JSON.stringify(echoed)}`);
+  if (echoed.tasks?.[0]?.task?.tool !== "word_count") throw new Error(`bench: the IPC echo child answered ${JSON.stringify(echoed)}`);
   return {
     call,
     pids: [child.pid],

@@ -1,0 +1,91 @@
+/**
+ * The batched channel: calls handed to a worker together share a message,
+ * and the worker holds a finished call's reply back only behind calls it
+ * knows to be quick. A reply must never wait for a slow call, nor for a
+ * quick one that turned out to wait on a timer.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { toolSource, withHost } from "../helpers/host.js";
+
+/**
+ * Two tools of one module (one source), so that two calls made together take
+ * the same path through the host and reach the pool in the same turn.
+ */
+function pair(second: { name: string; run: string }): string {
+  return `import { defineTool } from "corral";
+import { z } from "zod";
+export const quick = defineTool({
+  name: "quick", description: "answers at once", input: z.object({}), effects: [],
+  run: () => "quick",
+});
+export const other = defineTool({
+  name: ${JSON.stringify(second.name)}, description: "the second tool", input: z.object({ ms: z.number() }), effects: [],
+  limits: { timeoutMs: 5000 },
+  async run(input) { ${second.run} },
+});
+`;
+}
+// Synchronous work inside run: the worker's thread is held while it spins.
+const SPIN = pair({ name: "spin", run: "const start = Date.now(); while (Date.now() - start < input.ms) {} return { end: Date.now() };" });
+// Answers at once when told not to wait, so the worker learns it is quick.
+const NAP = pair({ name: "nap", run: "if (input.ms > 0) await new Promise((r) => setTimeout(r, input.ms)); return { end: Date.now() };" });
+
+describe("batched replies", { timeout: 120_000 }, () => {
+  it("a quick call's reply does not wait for the slow call sent with it", async () => {
+    await withHost(
+      async (host) => {
+        await host.load({ source: "agent:spin", code: SPIN });
+        for (let i = 0; i < 3; i++) assert.ok((await host.call("quick", {})).ok);
+        // Known to the worker, and known to be slow.
+        assert.ok((await host.call("spin", { ms: 20 })).ok);
+        let quickAnsweredAt = 0;
+        const quick = host.call("quick", {}).then((result) => {
+          quickAnsweredAt = Date.now();
+          return result;
+        });
+        const spin = host.call("spin", { ms: 600 });
+        const [quickResult, spinResult] = await Promise.all([quick, spin]);
+        assert.ok(quickResult.ok && spinResult.ok, JSON.stringify([quickResult, spinResult]));
+        const spinEnd = (spinResult.structured as { end: number }).end;
+        assert.ok(quickAnsweredAt < spinEnd, `quick answered at ${quickAnsweredAt}, the spin ended at ${spinEnd}`);
+      },
+      { workers: 1, pipelineDepth: 2 },
+    );
+  });
+
+  it("a reply held behind a quick call leaves as soon as that call waits on a timer", async () => {
+    await withHost(
+      async (host) => {
+        await host.load({ source: "agent:nap", code: NAP });
+        for (let i = 0; i < 3; i++) assert.ok((await host.call("quick", {})).ok);
+        for (let i = 0; i < 3; i++) assert.ok((await host.call("nap", { ms: 0 })).ok);
+        let quickAnsweredAt = 0;
+        const quick = host.call("quick", {}).then((result) => {
+          quickAnsweredAt = Date.now();
+          return result;
+        });
+        const nap = host.call("nap", { ms: 600 });
+        const [quickResult, napResult] = await Promise.all([quick, nap]);
+        assert.ok(quickResult.ok && napResult.ok, JSON.stringify([quickResult, napResult]));
+        const napEnd = (napResult.structured as { end: number }).end;
+        assert.ok(quickAnsweredAt < napEnd, `quick answered at ${quickAnsweredAt}, the nap ended at ${napEnd}`);
+      },
+      { workers: 1, pipelineDepth: 2 },
+    );
+  });
+
+  it("many calls in flight over few workers all answer, each with its own result", async () => {
+    await withHost(
+      async (host) => {
+        await host.load({ source: "agent:echo", code: toolSource({ name: "echo", input: "z.object({ n: z.number() })", run: "return input.n * 2;" }) });
+        const results = await Promise.all(Array.from({ length: 200 }, (_, n) => host.call("echo", { n })));
+        assert.deepEqual(
+          results.map((result) => (result.ok ? result.structured : result.error.kind)),
+          Array.from({ length: 200 }, (_, n) => n * 2),
+        );
+      },
+      { workers: 2, pipelineDepth: 8, maxQueue: 1000 },
+    );
+  });
+});
