@@ -6,6 +6,7 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import type { Host } from "../../src/index.js";
 import { toolSource, withHost } from "../helpers/host.js";
 
 /**
@@ -31,6 +32,22 @@ const SPIN = pair({ name: "spin", run: "const start = Date.now(); while (Date.no
 // Answers at once when told not to wait, so the worker learns it is quick.
 const NAP = pair({ name: "nap", run: "if (input.ms > 0) await new Promise((r) => setTimeout(r, input.ms)); return { end: Date.now() };" });
 
+/**
+ * Calls `quick` and `other` together (one message to the one worker) and
+ * answers when quick's answer reached the caller and when `other` ended, by
+ * the tool's own clock.
+ */
+async function quickThenOther(host: Host, other: string, ms: number): Promise<{ quickAnsweredAt: number; otherEnd: number }> {
+  let quickAnsweredAt = 0;
+  const quick = host.call("quick", {}).then((result) => {
+    quickAnsweredAt = Date.now();
+    return result;
+  });
+  const [quickResult, otherResult] = await Promise.all([quick, host.call(other, { ms })]);
+  assert.ok(quickResult.ok && otherResult.ok, JSON.stringify([quickResult, otherResult]));
+  return { quickAnsweredAt, otherEnd: (otherResult.structured as { end: number }).end };
+}
+
 describe("batched replies", { timeout: 120_000 }, () => {
   it("a quick call's reply does not wait for the slow call sent with it", async () => {
     await withHost(
@@ -39,16 +56,8 @@ describe("batched replies", { timeout: 120_000 }, () => {
         for (let i = 0; i < 3; i++) assert.ok((await host.call("quick", {})).ok);
         // Known to the worker, and known to be slow.
         assert.ok((await host.call("spin", { ms: 20 })).ok);
-        let quickAnsweredAt = 0;
-        const quick = host.call("quick", {}).then((result) => {
-          quickAnsweredAt = Date.now();
-          return result;
-        });
-        const spin = host.call("spin", { ms: 600 });
-        const [quickResult, spinResult] = await Promise.all([quick, spin]);
-        assert.ok(quickResult.ok && spinResult.ok, JSON.stringify([quickResult, spinResult]));
-        const spinEnd = (spinResult.structured as { end: number }).end;
-        assert.ok(quickAnsweredAt < spinEnd, `quick answered at ${quickAnsweredAt}, the spin ended at ${spinEnd}`);
+        const { quickAnsweredAt, otherEnd } = await quickThenOther(host, "spin", 600);
+        assert.ok(quickAnsweredAt < otherEnd, `quick answered at ${quickAnsweredAt}, the spin ended at ${otherEnd}`);
       },
       { workers: 1, pipelineDepth: 2 },
     );
@@ -59,17 +68,10 @@ describe("batched replies", { timeout: 120_000 }, () => {
       async (host) => {
         await host.load({ source: "agent:nap", code: NAP });
         for (let i = 0; i < 3; i++) assert.ok((await host.call("quick", {})).ok);
+        // Known to the worker, and known to be quick: its reply would be held behind it.
         for (let i = 0; i < 3; i++) assert.ok((await host.call("nap", { ms: 0 })).ok);
-        let quickAnsweredAt = 0;
-        const quick = host.call("quick", {}).then((result) => {
-          quickAnsweredAt = Date.now();
-          return result;
-        });
-        const nap = host.call("nap", { ms: 600 });
-        const [quickResult, napResult] = await Promise.all([quick, nap]);
-        assert.ok(quickResult.ok && napResult.ok, JSON.stringify([quickResult, napResult]));
-        const napEnd = (napResult.structured as { end: number }).end;
-        assert.ok(quickAnsweredAt < napEnd, `quick answered at ${quickAnsweredAt}, the nap ended at ${napEnd}`);
+        const { quickAnsweredAt, otherEnd } = await quickThenOther(host, "nap", 600);
+        assert.ok(quickAnsweredAt < otherEnd, `quick answered at ${quickAnsweredAt}, the nap ended at ${otherEnd}`);
       },
       { workers: 1, pipelineDepth: 2 },
     );
