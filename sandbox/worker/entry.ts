@@ -9,8 +9,8 @@
  *   describe: fresh isolate, load, describe, dispose
  *   call:     warm isolate from the cache, or create one; invoke; keep it
  *   ─▶ reply {id, Reply} into the outbox (plain data; the envelope stays JSON text)
- *   outbox ─▶ one "replies" message when nothing is left to run, or before a
- *             task that may be slow
+ *   outbox ─▶ one "replies" message once it holds as many replies as tasks are
+ *             still queued, or before a task that may be slow
  * ```
  *
  * Tasks run one at a time, in order: the host relies on that to know which
@@ -227,13 +227,15 @@ export default function serve(raw: unknown): Promise<never> {
     if (!skip && !expectedFast(task)) flush();
     const reply = skip ? skipped(task) : await handle(task);
     outbox.push({ id, reply });
+    const queued = --tasksInFlight;
+    // Held replies leave once they are as many as the tasks still queued
+    // here: the host refills this worker's pipeline while it runs the rest,
+    // so it never waits on the round trip with nothing to do.
+    if (outbox.length >= queued) flush();
     // Should the next task wait on timers or promises after all, the turn of
     // the event loop it gives up sends what is held.
-    if (outbox.length === 1) setImmediate(flush);
-    if (--tasksInFlight === 0) {
-      flush();
-      refillBlank();
-    }
+    else if (outbox.length === 1) setImmediate(flush);
+    if (queued === 0) refillBlank();
   };
   process.on("message", (raw: unknown) => {
     // Most messages are tasks: only one that names `cancel` is parsed as a cancel.

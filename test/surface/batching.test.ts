@@ -33,9 +33,11 @@ const SPIN = pair({ name: "spin", run: "const start = Date.now(); while (Date.no
 const NAP = pair({ name: "nap", run: "if (input.ms > 0) await new Promise((r) => setTimeout(r, input.ms)); return { end: Date.now() };" });
 
 /**
- * Calls `quick` and `other` together (one message to the one worker) and
- * answers when quick's answer reached the caller and when `other` ended, by
- * the tool's own clock.
+ * Calls quick, `other`, quick, quick together (one message to the one
+ * worker, four deep) and answers when the first quick's answer reached the
+ * caller and when `other` ended, by the tool's own clock. The worker holds
+ * the first reply back (fewer replies than tasks still queued), so only the
+ * rule under test can send it before `other` ends.
  */
 async function quickThenOther(host: Host, other: string, ms: number): Promise<{ quickAnsweredAt: number; otherEnd: number }> {
   let quickAnsweredAt = 0;
@@ -43,9 +45,10 @@ async function quickThenOther(host: Host, other: string, ms: number): Promise<{ 
     quickAnsweredAt = Date.now();
     return result;
   });
-  const [quickResult, otherResult] = await Promise.all([quick, host.call(other, { ms })]);
-  assert.ok(quickResult.ok && otherResult.ok, JSON.stringify([quickResult, otherResult]));
-  return { quickAnsweredAt, otherEnd: (otherResult.structured as { end: number }).end };
+  const results = await Promise.all([quick, host.call(other, { ms }), host.call("quick", {}), host.call("quick", {})]);
+  assert.ok(results.every((result) => result.ok), JSON.stringify(results));
+  const otherResult = results[1];
+  return { quickAnsweredAt, otherEnd: otherResult?.ok === true ? (otherResult.structured as { end: number }).end : 0 };
 }
 
 describe("batched replies", { timeout: 120_000 }, () => {
@@ -59,7 +62,7 @@ describe("batched replies", { timeout: 120_000 }, () => {
         const { quickAnsweredAt, otherEnd } = await quickThenOther(host, "spin", 600);
         assert.ok(quickAnsweredAt < otherEnd, `quick answered at ${quickAnsweredAt}, the spin ended at ${otherEnd}`);
       },
-      { workers: 1, pipelineDepth: 2 },
+      { workers: 1, pipelineDepth: 4 },
     );
   });
 
@@ -73,7 +76,7 @@ describe("batched replies", { timeout: 120_000 }, () => {
         const { quickAnsweredAt, otherEnd } = await quickThenOther(host, "nap", 600);
         assert.ok(quickAnsweredAt < otherEnd, `quick answered at ${quickAnsweredAt}, the nap ended at ${otherEnd}`);
       },
-      { workers: 1, pipelineDepth: 2 },
+      { workers: 1, pipelineDepth: 4 },
     );
   });
 
