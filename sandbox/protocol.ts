@@ -81,6 +81,12 @@ export type Metrics = z.infer<typeof Metrics>;
 export const RunEnd = z.enum(["completed", "timeout", "memory", "crash", "output_too_large", "load_error"]);
 export type RunEnd = z.infer<typeof RunEnd>;
 
+/**
+ * The isolate keys the worker's cache dropped (evicted, or found dead) since
+ * its previous reply, when there are any: the host's routing follows them.
+ */
+const Evicted = z.array(z.string()).optional();
+
 export const DescribeReply = z.strictObject({
   type: z.literal("describe"),
   end: RunEnd,
@@ -90,6 +96,7 @@ export const DescribeReply = z.strictObject({
   kept: z.string().optional(),
   message: z.string().optional(),
   metrics: Metrics,
+  evicted: Evicted,
 });
 export type DescribeReply = z.infer<typeof DescribeReply>;
 
@@ -101,6 +108,7 @@ export const CallReply = z.strictObject({
   metrics: Metrics,
   /** True when the call ran in an isolate that was already warm. */
   warm: z.boolean(),
+  evicted: Evicted,
 });
 export type CallReply = z.infer<typeof CallReply>;
 

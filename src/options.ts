@@ -20,6 +20,12 @@ export const HOST_DEFAULTS = {
   spareWorkers: 1,
   /** Calls sent ahead to one worker; the next starts as the previous ends. @default 2 */
   pipelineDepth: 2,
+  /**
+   * Calls sent ahead to one worker while every one of them is a call of a
+   * tool whose last call took at most 1 ms: such calls share IPC messages.
+   * @default 16
+   */
+  quickPipelineDepth: 16,
   /** @default 5000 */
   defaultTimeoutMs: 5_000,
   /** @default 60000 */
@@ -46,7 +52,7 @@ export const HOST_DEFAULTS = {
   maxWarmIsolates: 64,
   /** Total heap of the warm isolates of one worker. @default 512 */
   maxWarmHeapMb: 512,
-  /** Calls running at once over all tools. @default workers × pipelineDepth */
+  /** Calls running at once over all tools. @default workers × quickPipelineDepth */
   maxInFlight: 0,
   /** Calls of one tool running at once. @default maxInFlight */
   maxInFlightPerTool: 0,
@@ -70,6 +76,7 @@ export const HostOptions = z.strictObject({
   workers: z.number().int().min(1).max(64).optional(),
   spareWorkers: z.number().int().min(0).max(8).optional(),
   pipelineDepth: z.number().int().min(1).max(16).optional(),
+  quickPipelineDepth: z.number().int().min(1).max(64).optional(),
   defaultTimeoutMs: z.number().int().positive().optional(),
   maxTimeoutMs: z.number().int().positive().optional(),
   defaultMemoryMb: z.number().int().min(8).optional(),
@@ -124,8 +131,10 @@ export function resolveHostOptions(options: unknown): ResolvedHostOptions {
     throw new CorralError("invalid_options", `createHost options are invalid: ${detail}`, { issues: parsed.error.issues });
   }
   const resolved = { ...HOST_DEFAULTS, ...parsed.data } as ResolvedHostOptions;
+  // A quick pipeline is never shallower than the ordinary one.
+  resolved.quickPipelineDepth = Math.max(resolved.quickPipelineDepth, resolved.pipelineDepth);
   // Enough calls in flight to keep every worker's pipeline full.
-  if (resolved.maxInFlight === 0) resolved.maxInFlight = resolved.workers * resolved.pipelineDepth;
+  if (resolved.maxInFlight === 0) resolved.maxInFlight = resolved.workers * resolved.quickPipelineDepth;
   if (resolved.maxInFlightPerTool === 0) resolved.maxInFlightPerTool = resolved.maxInFlight;
   if (resolved.maxInFlightPerTool > resolved.maxInFlight) {
     throw new CorralError("invalid_options", "options.maxInFlightPerTool and options.maxInFlight conflict: one tool cannot run more calls than all tools together");

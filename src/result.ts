@@ -48,6 +48,12 @@ const CallInfo = {
   version: z.string().optional(),
   callId: z.string(),
   metrics: Metrics,
+  /**
+   * Whether the call ran in an isolate its worker already had warm (false:
+   * one was built for it). Absent when no isolate ran: a refusal, a
+   * built-in, a call whose worker died.
+   */
+  warm: z.boolean().optional(),
   logs: z.array(z.string()).optional(),
 };
 

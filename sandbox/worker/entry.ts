@@ -132,13 +132,13 @@ function isolateKey(hash: string, memoryMb: number, tool: string): string {
 }
 
 /** A call that took at most this long may have the next one's reply held back behind it. */
-const FAST_CALL_MS = 1;
+const QUICK_CALL_MS = 1;
 
 /** Whether `task` is a call of a warm isolate whose last call was fast. */
-function expectedFast(task: Task): boolean {
+function expectedQuick(task: Task): boolean {
   if (task.type !== "call") return false;
   const warm = cache.peek(isolateKey(task.bundle.hash, task.limits.memoryMb, task.tool));
-  return warm !== undefined && warm.lastCallMs <= FAST_CALL_MS;
+  return warm !== undefined && warm.lastCallMs <= QUICK_CALL_MS;
 }
 
 async function call(task: CallTask): Promise<CallReply> {
@@ -224,8 +224,12 @@ export default function serve(raw: unknown): Promise<never> {
   const run = async (id: number, task: Task): Promise<void> => {
     const skip = dropped.delete(id);
     // The replies held so far leave now unless this task is known to be quick.
-    if (!skip && !expectedFast(task)) flush();
+    if (!skip && !expectedQuick(task)) flush();
     const reply = skip ? skipped(task) : await handle(task);
+    // What the cache dropped rides on a reply the host reads (not a skipped
+    // one: the host no longer listens for it).
+    const evicted = skip ? [] : cache.takeDropped();
+    if (evicted.length > 0) reply.evicted = evicted;
     outbox.push({ id, reply });
     const queued = --tasksInFlight;
     // Held replies leave once they are as many as the tasks still queued

@@ -3,7 +3,8 @@
  * Warm tool isolates of one worker, least recently used first, bounded by
  * count and by total heap. The cache owns its entries: it disposes what it
  * evicts, and an entry that died (limit hit, catastrophic error) is dropped,
- * never reused.
+ * never reused. It remembers the keys it dropped until the worker reports
+ * them to the host (`takeDropped`), so the host's routing can follow.
  */
 import type { ToolIsolate } from "./tool-isolate.js";
 
@@ -12,6 +13,8 @@ export type IsolateCacheOptions = { maxIsolates: number; maxHeapBytes: number };
 export class IsolateCache {
   readonly #entries = new Map<string, ToolIsolate>();
   readonly #options: IsolateCacheOptions;
+  /** Keys dropped since the last `takeDropped`, less those kept again since. */
+  readonly #dropped = new Set<string>();
 
   constructor(options: IsolateCacheOptions) {
     this.#options = options;
@@ -22,7 +25,10 @@ export class IsolateCache {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
     this.#entries.delete(key);
-    if (!entry.alive) return undefined;
+    if (!entry.alive) {
+      this.#dropped.add(key);
+      return undefined;
+    }
     this.#entries.set(key, entry);
     return entry;
   }
@@ -38,7 +44,11 @@ export class IsolateCache {
     const previous = this.#entries.get(key);
     if (previous !== undefined && previous !== entry) previous.dispose();
     this.#entries.delete(key);
-    if (!entry.alive) return;
+    if (!entry.alive) {
+      this.#dropped.add(key);
+      return;
+    }
+    this.#dropped.delete(key);
     this.#entries.set(key, entry);
     this.#evict(key);
   }
@@ -52,7 +62,15 @@ export class IsolateCache {
       heap -= entry.heapBytes;
       entry.dispose();
       this.#entries.delete(key);
+      this.#dropped.add(key);
     }
+  }
+
+  /** The keys dropped since the last call, and forgets them. */
+  takeDropped(): string[] {
+    const dropped = [...this.#dropped];
+    this.#dropped.clear();
+    return dropped;
   }
 
   get size(): number {

@@ -112,7 +112,7 @@ async function runSandboxed(deps: CallDeps, entry: CatalogEntry, inputJson: stri
   }
   const reply = outcome.reply;
   if (reply.type !== "call") return failure(info, "crash", "the sandbox worker answered a call with a load reply");
-  const withMetrics = { ...info, metrics: reply.metrics };
+  const withMetrics = { ...info, metrics: reply.metrics, warm: reply.warm };
   if (reply.end !== "completed" || reply.envelopeJson === undefined) {
     const kind: ErrorKind = reply.end === "load_error" ? "tool_error" : reply.end === "completed" ? "crash" : reply.end;
     return failure(withMetrics, kind, reply.message ?? "the call failed");

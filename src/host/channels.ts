@@ -15,7 +15,7 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 export type ChannelLimits = { maxModelOutputChars: number; maxModelOutputLines: number; maxImageBytes: number };
 
-export type CallInfo = { tool: string; callId: string; source?: string; version?: string; metrics?: Metrics };
+export type CallInfo = { tool: string; callId: string; source?: string; version?: string; metrics?: Metrics; warm?: boolean };
 
 const ZERO_METRICS: Metrics = { wallMs: 0, cpuMs: 0, heapBytes: 0 };
 

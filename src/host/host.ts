@@ -64,6 +64,7 @@ class CorralHost implements Host {
       workers: options.workers,
       spareWorkers: options.spareWorkers,
       pipelineDepth: options.pipelineDepth,
+      quickPipelineDepth: options.quickPipelineDepth,
       watchdogGraceMs: options.watchdogGraceMs,
       workerMemorySlackMb: options.workerMemorySlackMb,
       worker: {

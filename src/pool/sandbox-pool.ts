@@ -4,12 +4,19 @@
  * tinypool, one WorkerSession each, and the queue of tasks waiting for one.
  *
  * ```
- * run(task) ─▶ queue ─▶ pick a session (ready, least loaded, warm for the
- *                       tool if possible) ─▶ session.dispatch ─▶ worker
- *            ◀── PoolOutcome ◀── session settles the task
- * session ends ─▶ start a new serve task (tinypool hands it to the idle spare
- *                 process at once and forks a new spare) ─▶ requeue orphans
+ * run(task) ─▶ queue ─▶ for each queued task, oldest first: the router picks
+ *                       a session (the key's home, or a spill: affinity.ts)
+ *                       or leaves it queued ─▶ session.dispatch ─▶ worker
+ *            ◀── PoolOutcome ◀── session settles the task (the reply tells the
+ *                                router what the worker keeps warm)
+ * session ends ─▶ the router forgets it ─▶ start a new serve task (tinypool
+ *                 hands it to the idle spare process at once and forks a new
+ *                 spare) ─▶ requeue orphans
  * ```
+ *
+ * A task may pass older ones that wait for their own home: each worker still
+ * runs what it is sent in order, and a waiting task is sent as soon as its
+ * home has room, or elsewhere once its home stalls or another worker idles.
  *
  * tinypool owns the processes: it forks them with fixed flags and a minimal
  * environment, kills one when its serve task is aborted, and replaces it. The
@@ -20,6 +27,7 @@ import Tinypool from "tinypool";
 import type { Logger } from "pino";
 import type { Task } from "../../sandbox/protocol.js";
 import { HostClosedError } from "../errors.js";
+import { AffinityRouter, STALL_MS } from "./affinity.js";
 import { WorkerSession, type PendingTask, type PoolOutcome } from "./session.js";
 
 export type { PoolFailureKind, PoolOutcome } from "./session.js";
@@ -35,24 +43,37 @@ export type SandboxPoolOptions = {
   spareWorkers: number;
   /** Tasks sent ahead to one worker (the next starts as the previous ends). */
   pipelineDepth: number;
+  /** Tasks sent ahead to one worker while all are calls known to be quick (they share messages). */
+  quickPipelineDepth: number;
   watchdogGraceMs: number;
   workerMemorySlackMb: number;
   worker: { maxWarmIsolates: number; maxWarmHeapMb: number; loadTimeoutMs: number; defaultMemoryMb: number };
   logger: Logger;
 };
 
-type Queued = PendingTask & { done: boolean; signal: AbortSignal | undefined; detach: () => void; session?: WorkerSession };
+type Queued = PendingTask & {
+  done: boolean;
+  signal: AbortSignal | undefined;
+  detach: () => void;
+  session?: WorkerSession;
+  /** As the router judged it when the task was sent. */
+  mayBeSlow: boolean;
+};
 
 export class SandboxPool {
   readonly #tinypool: Tinypool;
   readonly #options: SandboxPoolOptions;
   readonly #sessions = new Set<WorkerSession>();
   readonly #queue: Queued[] = [];
+  readonly #router: AffinityRouter<WorkerSession>;
+  /** Pumps again while tasks wait, so a home that stalls meanwhile lets them go elsewhere. */
+  #stallCheck: NodeJS.Timeout | undefined;
   #nextId = 0;
   #closed = false;
 
   constructor(options: SandboxPoolOptions) {
     this.#options = options;
+    this.#router = new AffinityRouter({ pipelineDepth: options.pipelineDepth, quickPipelineDepth: options.quickPipelineDepth, stallMs: STALL_MS });
     const processes = options.workers + options.spareWorkers;
     this.#tinypool = new Tinypool({
       filename: WORKER_PATH,
@@ -64,7 +85,9 @@ export class SandboxPool {
       execArgv: [...WORKER_EXEC_ARGV],
       // Only what the worker needs: no NODE_OPTIONS, no secrets of the host.
       env: { CORRAL_WORKER_SETTINGS: JSON.stringify(options.worker) },
-      terminateTimeout: 2_000,
+      // No terminateTimeout: past it tinypool rejects a promise nobody
+      // handles (an unhandled rejection would end the host). It sends SIGKILL
+      // one second after SIGTERM anyway.
     });
     // A spare that dies while idle is reported here; tinypool replaces it.
     // Without a listener, the 'error' event would throw in the host.
@@ -88,7 +111,10 @@ export class SandboxPool {
       this.#tinypool,
       { watchdogGraceMs: this.#options.watchdogGraceMs, workerMemorySlackMb: this.#options.workerMemorySlackMb, logger: this.#options.logger },
       {
-        ready: () => this.#pump(),
+        ready: (ready) => {
+          this.#router.progressed(ready);
+          this.#pump();
+        },
         ended: (ended, orphans) => this.#onEnded(ended, orphans),
       },
     );
@@ -97,6 +123,7 @@ export class SandboxPool {
 
   #onEnded(session: WorkerSession, orphans: PendingTask[]): void {
     this.#sessions.delete(session);
+    this.#router.forget(session);
     const requeue = (orphans as Queued[]).filter((task) => !task.done);
     for (const task of requeue) delete task.session;
     this.#queue.unshift(...requeue);
@@ -128,9 +155,14 @@ export class SandboxPool {
         key,
         signal,
         done: false,
+        mayBeSlow: true,
         detach: () => signal?.removeEventListener("abort", onAbort),
         settle: (outcome) => {
           if (queued.done) return;
+          if (queued.session !== undefined) {
+            this.#router.settled(queued.session, key, task.type === "call", queued.mayBeSlow);
+            if (outcome.ok) this.#router.replied(queued.session, key, outcome.reply);
+          }
           queued.done = true;
           queued.detach();
           resolve(outcome);
@@ -142,27 +174,41 @@ export class SandboxPool {
     });
   }
 
-  /** Hands queued tasks to sessions: idle ones first, then pipelined up to the depth. */
+  /**
+   * Hands queued tasks to sessions, oldest first; a task whose home is busy
+   * stays queued and the ones behind it may go meanwhile.
+   */
   #pump(): void {
-    while (this.#queue.length > 0) {
-      const next = this.#queue[0] as Queued;
-      const session = this.#pick(next.key);
-      if (session === undefined) return;
-      this.#queue.shift();
+    const waiting = new Map<string, number>();
+    for (const task of this.#queue) waiting.set(task.key, (waiting.get(task.key) ?? 0) + 1);
+    for (let i = 0; i < this.#queue.length; ) {
+      // Every worker full: nothing behind can go either (a long queue under load).
+      if (!this.#anyRoom()) break;
+      const next = this.#queue[i] as Queued;
+      const isolate = next.task.type === "call";
+      const session = this.#router.pick(this.#sessions, next.key, { isolate, waiting: waiting.get(next.key) ?? 1 });
+      if (session === undefined) {
+        i++;
+        continue;
+      }
+      waiting.set(next.key, (waiting.get(next.key) ?? 1) - 1);
+      this.#queue.splice(i, 1);
       next.session = session;
+      next.mayBeSlow = this.#router.dispatched(session, next.key, isolate);
       session.dispatch(next);
+    }
+    if (this.#queue.length > 0 && this.#stallCheck === undefined && !this.#closed) {
+      this.#stallCheck = setTimeout(() => {
+        this.#stallCheck = undefined;
+        this.#pump();
+      }, STALL_MS);
+      this.#stallCheck.unref();
     }
   }
 
-  #pick(key: string): WorkerSession | undefined {
-    let best: WorkerSession | undefined;
-    for (const session of this.#sessions) {
-      if (!session.ready || session.load >= this.#options.pipelineDepth) continue;
-      if (best === undefined || session.load < best.load || (session.load === best.load && session.warm.has(key) && !best.warm.has(key))) {
-        best = session;
-      }
-    }
-    return best;
+  #anyRoom(): boolean {
+    for (const session of this.#sessions) if (session.ready && session.load < this.#options.quickPipelineDepth) return true;
+    return false;
   }
 
   #drainClosed(): void {
@@ -173,6 +219,7 @@ export class SandboxPool {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearTimeout(this.#stallCheck);
     this.#drainClosed();
     for (const session of this.#sessions) session.kill("cancelled", "the host was closed while the call ran");
     await this.#tinypool.destroy();

@@ -1,0 +1,157 @@
+/**
+ * @module src/pool/affinity.test
+ * The routing rule on fake sessions: no workers, a clock of numbers.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { Reply } from "../../sandbox/protocol.js";
+import { AffinityRouter } from "./affinity.js";
+
+type Fake = { name: string; ready: boolean; load: number };
+const METRICS = { wallMs: 1, cpuMs: 1, heapBytes: 1 };
+
+function setUp(pipelineDepth = 2, quickPipelineDepth = pipelineDepth) {
+  let now = 0;
+  const router = new AffinityRouter<Fake>({ pipelineDepth, quickPipelineDepth, stallMs: 50, now: () => now });
+  const slow = new Map<Fake, boolean[]>();
+  const a: Fake = { name: "a", ready: true, load: 0 };
+  const b: Fake = { name: "b", ready: true, load: 0 };
+  const sessions = [a, b];
+  /** Routes a call of `key` as the pool does; answers the session or undefined. */
+  const send = (key: string, waiting = 1): Fake | undefined => {
+    const session = router.pick(sessions, key, { waiting });
+    if (session === undefined) return undefined;
+    const mayBeSlow = router.dispatched(session, key);
+    slow.set(session, [...(slow.get(session) ?? []), mayBeSlow]);
+    session.load++;
+    return session;
+  };
+  const reply = (session: Fake, key: string, extra: Partial<Extract<Reply, { type: "call" }>> = {}) => {
+    session.load--;
+    const [mayBeSlow = true, ...rest] = slow.get(session) ?? [];
+    slow.set(session, rest);
+    router.settled(session, key, true, mayBeSlow);
+    router.replied(session, key, { type: "call", end: "completed", metrics: METRICS, warm: true, ...extra });
+    router.progressed(session);
+  };
+  return { router, a, b, sessions, send, reply, tick: (ms: number) => (now += ms) };
+}
+
+describe("AffinityRouter", { timeout: 60_000 }, () => {
+  it("spreads new keys over workers by their count of homes, then keeps each key on its home", () => {
+    const { router, a, b, send, reply } = setUp();
+    for (const key of ["k1", "k2", "k3", "k4"]) reply(send(key) as Fake, key);
+    assert.equal(router.homeCount(a), 2);
+    assert.equal(router.homeCount(b), 2);
+    for (let round = 0; round < 3; round++) {
+      for (const key of ["k1", "k2", "k3", "k4"]) {
+        const session = send(key) as Fake;
+        assert.equal(session, router.home(key), `${key} went to its home`);
+        reply(session, key);
+      }
+    }
+  });
+
+  it("sends ahead to a busy home while no other worker is idle, and makes a key wait when its home is full", () => {
+    const { router, a, b, send } = setUp();
+    send("ka");
+    send("kb");
+    assert.equal(router.home("ka"), a);
+    assert.equal(router.home("kb"), b);
+    assert.equal(send("ka"), a, "a has room, b is not idle");
+    assert.equal(send("ka"), undefined, "a is full, b is busy and cold for ka: wait");
+    assert.equal(send("kb"), b);
+  });
+
+  it("a key's lone call never goes cold to an idle worker: it waits for its home (no thrash)", () => {
+    const { router, a, b, send } = setUp();
+    for (const kept of ["k2", "k3", "k4"]) router.replied(a, "describe:x", { type: "describe", end: "completed", metrics: METRICS, kept });
+    assert.equal(send("k1"), b, "homeless: b has fewer homes");
+    assert.equal(send("k2"), a);
+    assert.equal(b.load, 1);
+    b.load = 0; // b answered
+    assert.equal(send("k3"), a, "b is idle but cold for k3, and k3 has no other call: sent ahead to its home");
+    assert.equal(send("k4"), undefined, "home full, b idle but cold: wait");
+    assert.equal(router.isWarm(b, "k4"), false);
+  });
+
+  it("two calls of one tool at once run at once: the second spills to the idle worker", () => {
+    const { a, b, send } = setUp();
+    assert.equal(send("k1"), a);
+    assert.equal(send("k1"), b);
+  });
+
+  it("a hot key (two or more waiting) spills to an idle worker, then b's warm copy takes what a has no room for", () => {
+    const { router, a, b, send } = setUp();
+    assert.equal(send("hot", 4), a);
+    assert.equal(send("hot", 3), b, "b is idle and hot has calls waiting: spill");
+    assert.equal(router.home("hot"), a, "the home stays");
+    assert.equal(send("hot", 2), a);
+    assert.equal(send("hot", 1), b, "a is full; hot is warm on b");
+    assert.equal(send("hot", 1), undefined, "both full");
+  });
+
+  it("head of line: a home running a slow call takes nothing ahead once it has stalled; its keys go to a worker with room", () => {
+    const { router, a, b, send, reply, tick } = setUp(4);
+    assert.equal(send("slow"), a);
+    router.replied(a, "describe:x", { type: "describe", end: "completed", metrics: METRICS, kept: "a2" });
+    assert.equal(router.home("a2"), a);
+    assert.equal(send("b1"), b);
+    assert.equal(send("a2"), a, "a has room and has not stalled, b is busy: sent ahead");
+    tick(60);
+    reply(b, "b1");
+    assert.equal(send("b1"), b);
+    assert.equal(send("a2"), b, "a has run its head for 60 ms: stalled; b has room and is not stalled");
+    assert.equal(router.home("a2"), a, "a spill does not move the home");
+  });
+
+  it("a home that evicts its key, or ends, is home no more", () => {
+    const { router, a, b, send, reply } = setUp();
+    send("k1");
+    send("k2");
+    reply(a, "k1");
+    reply(b, "k2");
+    assert.equal(router.home("k1"), a);
+    send("k2");
+    reply(b, "k2", { evicted: ["k1"] }); // b never had k1: a's home stands
+    assert.equal(router.home("k1"), a);
+    assert.equal(send("k1"), a);
+    reply(a, "k1", { evicted: ["k1"] });
+    assert.equal(router.home("k1"), undefined);
+    assert.equal(router.isWarm(a, "k1"), false);
+    router.forget(b);
+    assert.equal(router.home("k2"), undefined);
+    assert.equal(router.homeCount(b), 0);
+  });
+
+  it("a call's own key stays warm unless its reply names it dropped", () => {
+    const { router, a, send, reply } = setUp();
+    assert.equal(send("k1"), a);
+    assert.notEqual(send("k1", 2), a, "spilled to the idle worker");
+    reply(a, "k1", { evicted: ["k1"], end: "memory" });
+    assert.equal(router.isWarm(a, "k1"), false);
+    assert.equal(router.home("k1"), undefined);
+    assert.equal(router.pick([a], "k1"), a, "homeless again: any worker with room");
+  });
+
+  it("a load's kept key makes its worker the home; loads themselves go where homes are fewest", () => {
+    const { router, a, b, sessions } = setUp();
+    router.replied(a, "describe:x", { type: "describe", end: "completed", metrics: METRICS, kept: "x" });
+    assert.equal(router.home("x"), a);
+    assert.equal(router.pick(sessions, "describe:y", { isolate: false }), b);
+    assert.equal(router.home("describe:y"), undefined);
+  });
+
+  it("sends known-quick calls deeper, and no deeper than pipelineDepth behind one that may be slow", () => {
+    const { a, b, send, reply } = setUp(2, 8);
+    reply(send("q") as Fake, "q", { metrics: { wallMs: 0.2, cpuMs: 0.1, heapBytes: 1 } });
+    assert.equal(send("s"), b); // a new key goes to the worker with fewer homes; b stays busy
+    for (let i = 0; i < 8; i++) assert.equal(send("q", 8 - i), a, `quick call ${i}`);
+    assert.equal(send("q"), undefined, "a is eight deep, b is not warm for q and not idle");
+    for (let i = 0; i < 8; i++) reply(a, "q", { metrics: { wallMs: 0.2, cpuMs: 0.1, heapBytes: 1 } });
+    assert.equal(send("t"), a); // unknown, so it may be slow
+    assert.equal(send("q"), a); // within pipelineDepth
+    assert.equal(send("q"), undefined, "behind a call that may be slow, the ordinary depth holds");
+  });
+});
+
