@@ -11,7 +11,7 @@
 //
 //   warm call ──── plain · ivm applySync (± timeout) · ivm apply · corral ToolIsolate · IPC floor
 //                  · naive pool · corral worker alone · corral · corral with an in-memory ledger
-//   throughput ─── naive pool · corral · corral, in-memory ledger · corral, other maxInFlight (64 in flight)
+//   throughput ─── naive pool · corral · corral, in-memory ledger · corral, shallow pipelines only (64 in flight)
 //   cold tool ──── new source · same source (same host, new host) · raw fresh isolate
 //   mixed ──────── 20 tools, maxWarmIsolates 12 vs default
 //   recovery ───── next call after a kill · calls running meanwhile
@@ -140,12 +140,20 @@ async function main(config) {
       open.splice(open.indexOf(done), 1);
     }
 
-    // The default against the other choice of maxInFlight: one call per worker, or pipelined.
+    // The default against shallow pipelines only: no call is sent more than
+    // pipelineDepth deep, so messages carry about one call each.
     const { resolveHostOptions } = await import(distUrl("src/options.js"));
     const defaults = resolveHostOptions({});
-    const pipelinedByDefault = defaults.maxInFlight > defaults.workers;
-    const variantOptions = { maxInFlight: pipelinedByDefault ? defaults.workers : defaults.workers * defaults.pipelineDepth };
-    results.throughputVariant = { ...variantOptions, defaultMaxInFlight: defaults.maxInFlight, workers: defaults.workers, pipelineDepth: defaults.pipelineDepth };
+    const variantOptions = { quickPipelineDepth: defaults.pipelineDepth };
+    const variant = resolveHostOptions(variantOptions);
+    results.throughputVariant = {
+      ...variantOptions,
+      maxInFlight: variant.maxInFlight,
+      defaultMaxInFlight: defaults.maxInFlight,
+      defaultQuickPipelineDepth: defaults.quickPipelineDepth,
+      workers: defaults.workers,
+      pipelineDepth: defaults.pipelineDepth,
+    };
     const pipelined = await createWarmCorral(tempDir, variantOptions);
     open.push(pipelined);
     log("throughput");

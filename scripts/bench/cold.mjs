@@ -1,7 +1,8 @@
 // Cold tools: an agent submits a source never seen before and calls its tool
 // (from `author` to the first result, workers warm); the same source again on
 // the same host, and on a new host over the same cache folder (compile cache
-// hit, describe and isolate again); against a raw fresh isolate per call.
+// hit, manifests from the cache folder, a new isolate); against a raw fresh
+// isolate per call.
 import { join } from "node:path";
 import { callOk, createBenchHost, loadOk, warmUp } from "./contenders.mjs";
 import { interleave, median, percentile } from "./harness.mjs";
@@ -26,7 +27,7 @@ async function loadAndCall(host, sample) {
   const t1 = performance.now();
   await callOk(host, sample.tool, WORD_COUNT_INPUT);
   const t2 = performance.now();
-  return { totalMs: t2 - t0, loadMs: t1 - t0, callMs: t2 - t1, cached: loaded.cached };
+  return { totalMs: t2 - t0, loadMs: t1 - t0, callMs: t2 - t1, cached: loaded.cached, manifestsFrom: loaded.manifestsFrom };
 }
 
 function summarizeSamples(perRound) {
@@ -39,6 +40,7 @@ function summarizeSamples(perRound) {
     loadP50: median(all.map((s) => s.loadMs ?? NaN)),
     callP50: median(all.map((s) => s.callMs ?? NaN)),
     cachedShare: all.filter((s) => s.cached).length / all.length,
+    manifestsFromDiskShare: all.filter((s) => s.manifestsFrom === "disk").length / all.length,
     n: all.length,
   };
 }

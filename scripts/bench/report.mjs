@@ -90,16 +90,14 @@ function warmRows(r) {
 
 function variantLabel(r) {
   const v = r.throughputVariant;
-  return v.maxInFlight > v.workers
-    ? `corral, \`maxInFlight: ${v.maxInFlight}\` (${v.pipelineDepth} calls sent ahead per worker)`
-    : `corral, \`maxInFlight: ${v.maxInFlight}\` (one call per worker, nothing sent ahead)`;
+  return `corral, \`quickPipelineDepth: ${v.quickPipelineDepth}\` (no call sent more than ${v.pipelineDepth} deep: about one call per message; \`maxInFlight\` ${v.maxInFlight})`;
 }
 
 function throughputRows(r) {
   const t = r.throughput;
   const labels = {
     naive: "naive tinypool pool (2 child processes)",
-    corral: `**corral**, default options (\`maxInFlight\` ${r.throughputVariant.defaultMaxInFlight})`,
+    corral: `**corral**, default options (quick calls up to ${r.throughputVariant.defaultQuickPipelineDepth} deep, \`maxInFlight\` ${r.throughputVariant.defaultMaxInFlight})`,
     corralMemoryLedger: "corral, in-memory ledger",
     corralVariant: variantLabel(r),
   };
@@ -260,7 +258,7 @@ ${t.corral.total.toLocaleString("en-US")} calls per batch, 64 callers in a close
 
 ${mdTable(["contender", "calls/s", "p50", "p99", "÷ naive, calls/s", "host CPU / call", "worker CPU / call", "total CPU / call"], throughputRows(r))}
 
-On ${r.machine.cores} cores a contender cannot go faster than cores ÷ total CPU per call: for corral that ceiling is about ${int((r.machine.cores * 1e6) / (t.corral.hostCpuUs + t.corral.workerCpuUs))} calls/s, for the naive pool ${int((r.machine.cores * 1e6) / (t.naive.hostCpuUs + t.naive.workerCpuUs))} (less whatever else runs on the machine). The last row runs the other choice of \`maxInFlight\` against the default: ${r.throughputVariant.defaultMaxInFlight > r.throughputVariant.workers ? "one call per worker, as if nothing were sent ahead" : "calls sent ahead to each worker up to \`pipelineDepth\`"}.`);
+On ${r.machine.cores} cores a contender cannot go faster than cores ÷ total CPU per call: for corral that ceiling is about ${int((r.machine.cores * 1e6) / (t.corral.hostCpuUs + t.corral.workerCpuUs))} calls/s, for the naive pool ${int((r.machine.cores * 1e6) / (t.naive.hostCpuUs + t.naive.workerCpuUs))} (less whatever else runs on the machine). The last row turns the deep pipelines of quick calls off: each worker gets at most \`pipelineDepth\` calls ahead, so each message carries about one call, as before batching.`);
 
   sections.push(`## Cold tools
 
@@ -268,7 +266,7 @@ From \`host.author\` (agent source) to the first result, workers booted and idle
 
 ${mdTable(["case", "p50", "p90", "max", "load", "1st call", "÷ raw", "n"], coldRows(r))}
 
-Compile-cache hits: ${(r.cold.seenSameHost.cachedShare * 100).toFixed(0)}% on the same host, ${(r.cold.seenNewHost.cachedShare * 100).toFixed(0)}% on a new host (a new host knows no manifests yet: it describes the bundle in a worker again). Between two loads the bench waits until every worker process has been idle for 250 ms, as workers are between an agent's submissions; so each step also pays for waking idle processes (see "Sporadic calls").
+Compile-cache hits: ${(r.cold.seenSameHost.cachedShare * 100).toFixed(0)}% on the same host, ${(r.cold.seenNewHost.cachedShare * 100).toFixed(0)}% on a new host, where the checked manifests came from the cache folder for ${(r.cold.seenNewHost.manifestsFromDiskShare * 100).toFixed(0)}% of loads (no describe in a worker; the first call then builds the tool's isolate). Between two loads the bench waits until every worker process has been idle for 250 ms, as workers are between an agent's submissions; so each step also pays for waking idle processes (see "Sporadic calls").
 
 Anatomy of a fresh isolate (medians, in-process, V8 code cache made once and reused):
 
