@@ -19,6 +19,7 @@
  * call was fast, so a reply waits at most for a few fast calls, and the host's
  * clock for the running task starts late by as little.
  */
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import {
   CancelMessage,
@@ -161,23 +162,34 @@ async function call(task: CallTask): Promise<CallReply> {
 /**
  * Run once at boot, before tinypool reports this process ready: the first
  * isolate of a process pays for compiling the guest runtime (and makes the
- * code cache the others reuse) and for warming this process's own code. A
- * spare process pays it while idle, so the call that follows a crash does not.
+ * code cache the others reuse), and the first message for compiling this
+ * process's own code and zod's parsers of the messages (~8 ms for the first
+ * HostMessage on a slow machine). Both are paid here, through the same path
+ * a host's call takes, by a module of our own; a spare process pays it while
+ * idle, so neither a new host's first call nor the call after a crash does.
  */
 const WARM_UP_MODULE = `const { defineTool } = require("corral"); const { z } = require("zod");
 module.exports = defineTool({ name: "warm_up", description: "warms the worker", input: z.object({ text: z.string() }),
   effects: [], run: ({ text }) => ({ words: text.split(" ").length, at: new Date(0) }) });`;
 
 async function warmUp(): Promise<void> {
-  const limits = { timeoutMs: 5_000, memoryMb: 32, maxOutputBytes: 64 * 1024, maxDepth: 8 };
-  const isolate = ToolIsolate.create({ code: WARM_UP_MODULE, filename: "corral:warm-up", memoryMb: 32, loadTimeoutMs: 5_000 });
-  if (isolate instanceof LoadFailure) throw new Error(`corral worker: warm-up failed: ${isolate.message}`);
-  try {
-    await isolate.describe(limits);
-    for (let i = 0; i < 20; i++) await isolate.invoke("warm_up", '{"text":"a b c"}', "warm-up", limits);
-  } finally {
-    isolate.dispose();
+  const limits = { timeoutMs: 5_000, memoryMb: settings.defaultMemoryMb, maxOutputBytes: 64 * 1024, maxDepth: 8 };
+  const bundle = { hash: createHash("sha256").update(WARM_UP_MODULE).digest("hex"), filename: "corral:warm-up", code: WARM_UP_MODULE };
+  const describeTask = { type: "describe", bundle, limits };
+  const callTask = { type: "call", callId: "warm-up", bundle, tool: "warm_up", inputJson: '{"text":"a b c"}', limits };
+  const replies: ReplyEntry[] = [];
+  for (let id = 0; id < 20; id++) {
+    const parsed = HostMessage.parse({ corral: 1, tasks: [{ id, task: id === 0 ? describeTask : callTask }] });
+    CancelMessage.safeParse({ corral: 1, cancel: id });
+    for (const entry of parsed.tasks) {
+      const reply = await handle(entry.task);
+      if (reply.end !== "completed") throw new Error(`corral worker: warm-up failed: ${reply.message ?? reply.end}`);
+      replies.push({ id: entry.id, reply });
+    }
   }
+  JSON.stringify({ corral: 1, type: "replies", replies } satisfies WorkerMessage);
+  cache.clear();
+  cache.takeDropped();
 }
 
 await warmUp();
