@@ -88,7 +88,7 @@ export class ToolIsolate {
   static prepare(memoryMb: number, timeoutMs: number): ToolIsolate {
     const tool = new ToolIsolate({ code: "", filename: "", memoryMb, loadTimeoutMs: timeoutMs });
     try {
-      tool.#runRuntime(timeoutMs);
+      tool.#runRuntime(timeoutMs, { warm: true });
       return tool;
     } catch (error) {
       tool.dispose();
@@ -135,7 +135,8 @@ export class ToolIsolate {
     }
   }
 
-  #runRuntime(timeoutMs: number): void {
+  /** `warm`: also run the runtime's own warm-up (idle time only: it costs what it saves). */
+  #runRuntime(timeoutMs: number, options: { warm?: boolean } = {}): void {
     const global = this.#context.global;
     this.#keep(global as Reference);
     const lend = (global as IsolatedVM.Reference<Record<string, unknown>>).setSync.bind(global);
@@ -149,6 +150,7 @@ export class ToolIsolate {
     const get = (name: string) => this.#keep(api.getSync(name, { reference: true }) as Reference);
     this.#api = { start: get("start"), poll: get("poll"), describe: get("describe"), fire: get("fire") };
     this.#loadRef = get("load");
+    if (options.warm === true) get("warm").applySync(undefined, [], { timeout: timeoutMs });
   }
 
   #loadModule(options: ToolIsolateOptions): string | undefined {
