@@ -63,8 +63,6 @@ export class WorkerSession {
   readonly #fifo: PendingTask[] = [];
   /** Dispatched in this turn of the event loop, not yet written: they leave as one message. */
   #outbox: TaskEntry[] = [];
-  /** Isolate keys this worker has warmed (it may have evicted some since). */
-  readonly warm = new Set<string>();
   #send: ((message: unknown) => void) | undefined;
   #worker: WorkerProcess | undefined;
   #ready = false;
@@ -103,7 +101,6 @@ export class WorkerSession {
   dispatch(pending: PendingTask): void {
     if (!this.ready || this.#send === undefined) throw new Error("corral: dispatch to a session that is not ready");
     this.#fifo.push(pending);
-    this.warm.add(pending.key);
     this.#outbox.push({ id: pending.id, task: pending.task });
     if (this.#outbox.length === 1) queueMicrotask(() => this.#flush());
     if (this.#fifo.length === 1) this.#startHead();
@@ -185,7 +182,6 @@ export class WorkerSession {
     const head = this.#fifo[0];
     if (head === undefined || head.id !== entry.id) return false;
     this.#fifo.shift();
-    if (entry.reply.type === "describe" && entry.reply.kept !== undefined) this.warm.add(entry.reply.kept);
     this.#clearHeadTimers();
     head.settle({ ok: true, reply: entry.reply });
     return true;
