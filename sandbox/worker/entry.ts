@@ -14,10 +14,8 @@
  * ```
  *
  * Tasks run one at a time, in order: the host relies on that to know which
- * call is running (the oldest unanswered) without asking this process. Replies
- * are held back only while the next task is a call of an isolate whose last
- * call was fast, so a reply waits at most for a few fast calls, and the host's
- * clock for the running task starts late by as little.
+ * call is running (the oldest unanswered) without asking this process, so
+ * replies are held back only as `holdBack` allows.
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
@@ -44,6 +42,8 @@ const WorkerSettings = z.strictObject({
   loadTimeoutMs: z.number().int().positive(),
   /** The memory limit most tools get: the blank isolate kept ready has it. */
   defaultMemoryMb: z.number().int().min(8),
+  /** How long past a call's limit the host waits before it kills this worker (see holdBack). */
+  watchdogGraceMs: z.number().int().min(0),
 });
 export type WorkerSettings = z.infer<typeof WorkerSettings>;
 
@@ -135,7 +135,7 @@ function isolateKey(hash: string, memoryMb: number, tool: string): string {
 /** A call that took at most this long may have the next one's reply held back behind it. */
 const QUICK_CALL_MS = 1;
 
-/** Whether `task` is a call of a warm isolate whose last call was fast. */
+/** Whether `task` is a call of a warm isolate whose last call was quick. */
 function expectedQuick(task: Task): boolean {
   if (task.type !== "call") return false;
   const warm = cache.peek(isolateKey(task.bundle.hash, task.limits.memoryMb, task.tool));
@@ -218,12 +218,30 @@ function send(message: WorkerMessage): void {
 
 /** Replies not yet written, in task order. */
 let outbox: ReplyEntry[] = [];
+/** While replies are held: the bundle of their tasks, and when the oldest must be written by. */
+let held: { bundle: string; sendBy: number } | undefined;
 
 function flush(): void {
+  held = undefined;
   if (outbox.length === 0) return;
   const replies = outbox;
   outbox = [];
   send({ corral: 1, type: "replies", replies });
+}
+
+/**
+ * Whether the replies held now may wait while `task` runs. The host takes
+ * the oldest unanswered task for the running one and kills this worker past
+ * its limit + grace, counting from about when it arrived here; so a reply is
+ * held only behind a call that (1) is of a warm isolate whose last call was
+ * quick, (2) is of the same bundle as the held ones, so that should this
+ * worker hang in it after all (a limit that failed to stop it), the kill is
+ * charged to the same source, and (3) cannot run past the oldest held
+ * task's limit + half the grace, even to its own limit.
+ */
+function holdBack(task: Task): boolean {
+  if (held === undefined) return true;
+  return expectedQuick(task) && task.bundle.hash === held.bundle && performance.now() + task.limits.timeoutMs < held.sendBy;
 }
 
 /** The one tinypool task: serve HostMessages until the process ends. */
@@ -233,16 +251,16 @@ export default function serve(raw: unknown): Promise<never> {
   // Tasks the host gave up on before they started: answered without running,
   // so the calls sent ahead behind them do not wait for them.
   const dropped = new Set<number>();
-  const run = async (id: number, task: Task): Promise<void> => {
+  const run = async (id: number, task: Task, receivedAt: number): Promise<void> => {
     const skip = dropped.delete(id);
-    // The replies held so far leave now unless this task is known to be quick.
-    if (!skip && !expectedQuick(task)) flush();
+    if (!skip && !holdBack(task)) flush();
     const reply = skip ? skipped(task) : await handle(task);
     // What the cache dropped rides on a reply the host reads (not a skipped
     // one: the host no longer listens for it).
     const evicted = skip ? [] : cache.takeDropped();
     if (evicted.length > 0) reply.evicted = evicted;
     outbox.push({ id, reply });
+    held ??= { bundle: task.bundle.hash, sendBy: receivedAt + task.limits.timeoutMs + settings.watchdogGraceMs / 2 };
     const queued = --tasksInFlight;
     // Held replies leave once they are as many as the tasks still queued
     // here: the host refills this worker's pipeline while it runs the rest,
@@ -263,9 +281,10 @@ export default function serve(raw: unknown): Promise<never> {
     const parsed = HostMessage.safeParse(raw);
     if (!parsed.success) return; // tinypool's own messages, or noise
     clearTimeout(refill);
+    const receivedAt = performance.now();
     for (const { id, task } of parsed.data.tasks) {
       tasksInFlight++;
-      queue = queue.then(() => run(id, task));
+      queue = queue.then(() => run(id, task, receivedAt));
     }
   });
   send({ corral: 1, type: "ready", pid: process.pid });

@@ -72,6 +72,7 @@ class CorralHost implements Host {
         maxWarmHeapMb: options.maxWarmHeapMb,
         loadTimeoutMs: options.loadTimeoutMs,
         defaultMemoryMb: options.defaultMemoryMb,
+        watchdogGraceMs: options.watchdogGraceMs,
       },
       logger: this.#logger,
     });

@@ -47,7 +47,7 @@ export type SandboxPoolOptions = {
   quickPipelineDepth: number;
   watchdogGraceMs: number;
   workerMemorySlackMb: number;
-  worker: { maxWarmIsolates: number; maxWarmHeapMb: number; loadTimeoutMs: number; defaultMemoryMb: number };
+  worker: { maxWarmIsolates: number; maxWarmHeapMb: number; loadTimeoutMs: number; defaultMemoryMb: number; watchdogGraceMs: number };
   logger: Logger;
 };
 

@@ -1,8 +1,9 @@
 /**
  * The batched channel: calls handed to a worker together share a message,
  * and the worker holds a finished call's reply back only behind calls it
- * knows to be quick. A reply must never wait for a slow call, nor for a
- * quick one that turned out to wait on a timer.
+ * knows to be quick, of the same bundle, that cannot outrun the held call's
+ * limit. A reply must never wait for a slow call, nor for a quick one that
+ * turned out to wait on a timer, nor for another bundle's call.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -13,11 +14,12 @@ import { toolSource, withHost } from "../helpers/host.js";
  * Two tools of one module (one source), so that two calls made together take
  * the same path through the host and reach the pool in the same turn.
  */
-function pair(second: { name: string; run: string }): string {
+function pair(second: { name: string; run: string }, quickLimitMs = 5000): string {
   return `import { defineTool } from "corral";
 import { z } from "zod";
 export const quick = defineTool({
   name: "quick", description: "answers at once", input: z.object({}), effects: [],
+  limits: { timeoutMs: ${quickLimitMs} },
   run: () => "quick",
 });
 export const other = defineTool({
@@ -28,7 +30,8 @@ export const other = defineTool({
 `;
 }
 // Synchronous work inside run: the worker's thread is held while it spins.
-const SPIN = pair({ name: "spin", run: "const start = Date.now(); while (Date.now() - start < input.ms) {} return { end: Date.now() };" });
+const SPIN_RUN = "const start = Date.now(); while (Date.now() - start < input.ms) {} return { end: Date.now() };";
+const SPIN = pair({ name: "spin", run: SPIN_RUN });
 // Answers at once when told not to wait, so the worker learns it is quick.
 const NAP = pair({ name: "nap", run: "if (input.ms > 0) await new Promise((r) => setTimeout(r, input.ms)); return { end: Date.now() };" });
 
@@ -75,6 +78,35 @@ describe("batched replies", { timeout: 120_000 }, () => {
         for (let i = 0; i < 3; i++) assert.ok((await host.call("nap", { ms: 0 })).ok);
         const { quickAnsweredAt, otherEnd } = await quickThenOther(host, "nap", 600);
         assert.ok(quickAnsweredAt < otherEnd, `quick answered at ${quickAnsweredAt}, the nap ended at ${otherEnd}`);
+      },
+      { workers: 1, pipelineDepth: 4 },
+    );
+  });
+
+  it("a reply is not held behind a quick call of another bundle that turns slow", async () => {
+    await withHost(
+      async (host) => {
+        await host.load({ source: "agent:quick", code: toolSource({ name: "quick", run: "return 'quick';" }) });
+        await host.load({ source: "agent:spin", code: toolSource({ name: "spin", input: "z.object({ ms: z.number() })", extra: "limits: { timeoutMs: 5000 },", run: SPIN_RUN }) });
+        for (let i = 0; i < 3; i++) assert.ok((await host.call("quick", {})).ok);
+        // Known to the worker as quick: only its other bundle keeps the reply from waiting on it.
+        for (let i = 0; i < 3; i++) assert.ok((await host.call("spin", { ms: 0 })).ok);
+        const { quickAnsweredAt, otherEnd } = await quickThenOther(host, "spin", 600);
+        assert.ok(quickAnsweredAt < otherEnd, `quick answered at ${quickAnsweredAt}, the spin ended at ${otherEnd}`);
+      },
+      { workers: 1, pipelineDepth: 4 },
+    );
+  });
+
+  it("a reply is not held behind a call whose limit reaches past the held call's", async () => {
+    await withHost(
+      async (host) => {
+        // quick's limit (1 s) ends long before spin's (5 s) could.
+        await host.load({ source: "agent:spin", code: pair({ name: "spin", run: SPIN_RUN }, 1000) });
+        for (let i = 0; i < 3; i++) assert.ok((await host.call("quick", {})).ok);
+        for (let i = 0; i < 3; i++) assert.ok((await host.call("spin", { ms: 0 })).ok);
+        const { quickAnsweredAt, otherEnd } = await quickThenOther(host, "spin", 600);
+        assert.ok(quickAnsweredAt < otherEnd, `quick answered at ${quickAnsweredAt}, the spin ended at ${otherEnd}`);
       },
       { workers: 1, pipelineDepth: 4 },
     );
