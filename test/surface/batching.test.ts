@@ -54,62 +54,49 @@ async function quickThenOther(host: Host, other: string, ms: number): Promise<{ 
   return { quickAnsweredAt, otherEnd: otherResult?.ok === true ? (otherResult.structured as { end: number }).end : 0 };
 }
 
+/**
+ * Warms quick and `other` (with `warmMs`, which decides whether the worker
+ * knows `other` as quick), then checks that quick's reply did not wait for
+ * `other`'s 600 ms run.
+ */
+async function assertNotHeld(host: Host, other: string, warmMs: number): Promise<void> {
+  for (let i = 0; i < 3; i++) assert.ok((await host.call("quick", {})).ok);
+  for (let i = 0; i < 3; i++) assert.ok((await host.call(other, { ms: warmMs })).ok);
+  const { quickAnsweredAt, otherEnd } = await quickThenOther(host, other, 600);
+  assert.ok(quickAnsweredAt < otherEnd, `quick answered at ${quickAnsweredAt}, ${other} ended at ${otherEnd}`);
+}
+
+const ONE_WORKER = { workers: 1, pipelineDepth: 4 };
+
 describe("batched replies", { timeout: 120_000 }, () => {
   it("a quick call's reply does not wait for the slow call sent with it", async () => {
-    await withHost(
-      async (host) => {
-        await host.load({ source: "agent:spin", code: SPIN });
-        for (let i = 0; i < 3; i++) assert.ok((await host.call("quick", {})).ok);
-        // Known to the worker, and known to be slow.
-        assert.ok((await host.call("spin", { ms: 20 })).ok);
-        const { quickAnsweredAt, otherEnd } = await quickThenOther(host, "spin", 600);
-        assert.ok(quickAnsweredAt < otherEnd, `quick answered at ${quickAnsweredAt}, the spin ended at ${otherEnd}`);
-      },
-      { workers: 1, pipelineDepth: 4 },
-    );
+    await withHost(async (host) => {
+      await host.load({ source: "agent:spin", code: SPIN });
+      await assertNotHeld(host, "spin", 20); // known, and known to be slow
+    }, ONE_WORKER);
   });
 
   it("a reply held behind a quick call leaves as soon as that call waits on a timer", async () => {
-    await withHost(
-      async (host) => {
-        await host.load({ source: "agent:nap", code: NAP });
-        for (let i = 0; i < 3; i++) assert.ok((await host.call("quick", {})).ok);
-        // Known to the worker, and known to be quick: its reply would be held behind it.
-        for (let i = 0; i < 3; i++) assert.ok((await host.call("nap", { ms: 0 })).ok);
-        const { quickAnsweredAt, otherEnd } = await quickThenOther(host, "nap", 600);
-        assert.ok(quickAnsweredAt < otherEnd, `quick answered at ${quickAnsweredAt}, the nap ended at ${otherEnd}`);
-      },
-      { workers: 1, pipelineDepth: 4 },
-    );
+    await withHost(async (host) => {
+      await host.load({ source: "agent:nap", code: NAP });
+      await assertNotHeld(host, "nap", 0); // known quick: the reply is held behind it
+    }, ONE_WORKER);
   });
 
   it("a reply is not held behind a quick call of another bundle that turns slow", async () => {
-    await withHost(
-      async (host) => {
-        await host.load({ source: "agent:quick", code: toolSource({ name: "quick", run: "return 'quick';" }) });
-        await host.load({ source: "agent:spin", code: toolSource({ name: "spin", input: "z.object({ ms: z.number() })", extra: "limits: { timeoutMs: 5000 },", run: SPIN_RUN }) });
-        for (let i = 0; i < 3; i++) assert.ok((await host.call("quick", {})).ok);
-        // Known to the worker as quick: only its other bundle keeps the reply from waiting on it.
-        for (let i = 0; i < 3; i++) assert.ok((await host.call("spin", { ms: 0 })).ok);
-        const { quickAnsweredAt, otherEnd } = await quickThenOther(host, "spin", 600);
-        assert.ok(quickAnsweredAt < otherEnd, `quick answered at ${quickAnsweredAt}, the spin ended at ${otherEnd}`);
-      },
-      { workers: 1, pipelineDepth: 4 },
-    );
+    await withHost(async (host) => {
+      await host.load({ source: "agent:quick", code: toolSource({ name: "quick", run: "return 'quick';" }) });
+      await host.load({ source: "agent:spin", code: toolSource({ name: "spin", input: "z.object({ ms: z.number() })", extra: "limits: { timeoutMs: 5000 },", run: SPIN_RUN }) });
+      await assertNotHeld(host, "spin", 0);
+    }, ONE_WORKER);
   });
 
   it("a reply is not held behind a call whose limit reaches past the held call's", async () => {
-    await withHost(
-      async (host) => {
-        // quick's limit (1 s) ends long before spin's (5 s) could.
-        await host.load({ source: "agent:spin", code: pair({ name: "spin", run: SPIN_RUN }, 1000) });
-        for (let i = 0; i < 3; i++) assert.ok((await host.call("quick", {})).ok);
-        for (let i = 0; i < 3; i++) assert.ok((await host.call("spin", { ms: 0 })).ok);
-        const { quickAnsweredAt, otherEnd } = await quickThenOther(host, "spin", 600);
-        assert.ok(quickAnsweredAt < otherEnd, `quick answered at ${quickAnsweredAt}, the spin ended at ${otherEnd}`);
-      },
-      { workers: 1, pipelineDepth: 4 },
-    );
+    await withHost(async (host) => {
+      // quick's limit (1 s) ends long before spin's (5 s) could.
+      await host.load({ source: "agent:spin", code: pair({ name: "spin", run: SPIN_RUN }, 1000) });
+      await assertNotHeld(host, "spin", 0);
+    }, ONE_WORKER);
   });
 
   it("many calls in flight over few workers all answer, each with its own result", async () => {
