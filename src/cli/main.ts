@@ -82,7 +82,7 @@ function buildProgram(io: CliIo, setExitCode: (code: ExitCode) => void): Command
     .version(packageVersion(), "-V, --version", "print corral's version")
     .helpOption("-h, --help", "show help")
     .option("--verbose", "log what the host does (pino) to stderr")
-    .option("--cache-dir <dir>", "where compiled bundles are cached", DEFAULT_CACHE_DIR)
+    .option("--cache-dir <dir>", "where compiled bundles and their checked manifests are cached", DEFAULT_CACHE_DIR)
     .option("--ledger <file>", "the ledger (SQLite) hosts record calls in, and audit, quarantine and release read", parseNonEmpty("a file path"), DEFAULT_LEDGER_FILE)
     .addHelpText(
       "after",

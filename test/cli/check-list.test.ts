@@ -44,6 +44,14 @@ describe("corral check and corral list", { timeout: 120_000 }, () => {
     assert.match(run.stdout, /"description": "the text"/, "the input JSON schema is shown");
   });
 
+  it("check again says what came from the cache folder", async () => {
+    const shout = join(good, "shout");
+    await corral("check", shout);
+    const again = await corral("check", shout);
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+    assert.match(again.stdout, /^ok {3}plugin:good\/shout \(1 tool, bundle and manifests from cache\)$/m);
+  });
+
   it("check --json prints the LoadResult", async () => {
     const run = await corral("check", join(good, "word-count.ts"), "--json");
     assert.equal(run.code, 0, run.stderr);

@@ -55,7 +55,8 @@ function reportLines(results: LoadResult[], target: string): string[] {
       lines.push(...loadFailureLines(result));
       continue;
     }
-    const cached = result.cached ? ", from cache" : "";
+    // Bundle from the compile cache; manifests described again, or checked from the cache folder.
+    const cached = result.cached ? (result.manifestsFrom === "worker" ? ", bundle from cache" : ", bundle and manifests from cache") : "";
     lines.push(`ok   ${result.source} (${result.tools.length} tool${result.tools.length === 1 ? "" : "s"}${cached})`);
     for (const tool of result.tools) lines.push(...manifestLines(tool).map((line) => `  ${line}`));
   }
