@@ -22,7 +22,8 @@ export const HOST_DEFAULTS = {
   pipelineDepth: 2,
   /**
    * Calls sent ahead to one worker while every one of them is a call of a
-   * tool whose last call took at most 1 ms: such calls share IPC messages.
+   * tool whose last 8 calls each took at most 1 ms: such calls share IPC
+   * messages.
    * @default 16
    */
   quickPipelineDepth: 16,

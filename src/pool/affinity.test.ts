@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Reply } from "../../sandbox/protocol.js";
-import { AffinityRouter } from "./affinity.js";
+import { AffinityRouter, QUICK_STREAK } from "./affinity.js";
 
 type Fake = { name: string; ready: boolean; load: number };
 const METRICS = { wallMs: 1, cpuMs: 1, heapBytes: 1 };
@@ -144,14 +144,31 @@ describe("AffinityRouter", { timeout: 60_000 }, () => {
 
   it("sends known-quick calls deeper, and no deeper than pipelineDepth behind one that may be slow", () => {
     const { a, b, send, reply } = setUp(2, 8);
-    reply(send("q") as Fake, "q", { metrics: { wallMs: 0.2, cpuMs: 0.1, heapBytes: 1 } });
+    const QUICK = { metrics: { wallMs: 0.2, cpuMs: 0.1, heapBytes: 1 } };
+    for (let i = 0; i < QUICK_STREAK; i++) reply(send("q") as Fake, "q", QUICK);
     assert.equal(send("s"), b); // a new key goes to the worker with fewer homes; b stays busy
     for (let i = 0; i < 8; i++) assert.equal(send("q", 8 - i), a, `quick call ${i}`);
     assert.equal(send("q"), undefined, "a is eight deep, b is not warm for q and not idle");
-    for (let i = 0; i < 8; i++) reply(a, "q", { metrics: { wallMs: 0.2, cpuMs: 0.1, heapBytes: 1 } });
+    for (let i = 0; i < 8; i++) reply(a, "q", QUICK);
     assert.equal(send("t"), a); // unknown, so it may be slow
     assert.equal(send("q"), a); // within pipelineDepth
     assert.equal(send("q"), undefined, "behind a call that may be slow, the ordinary depth holds");
+  });
+
+  it("counts a key quick only after a streak of quick calls; one slow call starts it again", () => {
+    const { a, b, send, reply } = setUp(2, 8);
+    const QUICK = { metrics: { wallMs: 0.2, cpuMs: 0.1, heapBytes: 1 } };
+    for (let i = 0; i < QUICK_STREAK - 1; i++) reply(send("q") as Fake, "q", QUICK);
+    assert.equal(send("s"), b); // b stays busy
+    assert.equal(send("q", 3), a);
+    assert.equal(send("q", 2), a);
+    assert.equal(send("q"), undefined, `${QUICK_STREAK - 1} quick calls are not a streak yet`);
+    reply(a, "q", QUICK);
+    reply(a, "q", { metrics: { wallMs: 30, cpuMs: 30, heapBytes: 1 } });
+    for (let i = 0; i < QUICK_STREAK - 1; i++) reply(send("q") as Fake, "q", QUICK);
+    assert.equal(send("q", 3), a);
+    assert.equal(send("q", 2), a);
+    assert.equal(send("q"), undefined, "the slow call started the count again");
   });
 });
 

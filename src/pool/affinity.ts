@@ -36,7 +36,9 @@
  *
  * Depth: a worker takes `pipelineDepth` tasks ahead, or up to
  * `quickPipelineDepth` while every task it holds, and the new one, is a call of
- * a key whose last call took at most QUICK_CALL_MS. Deep pipelines of quick
+ * a key whose last QUICK_STREAK calls each took at most QUICK_CALL_MS (one
+ * slow call starts the count again, so a tool that is only sometimes quick
+ * rarely has many calls queued behind one of its slow ones). Deep pipelines of quick
  * calls are what lets messages carry many tasks (see session.ts); a task
  * that may be slow never has more than `pipelineDepth - 1` tasks behind it.
  */
@@ -62,6 +64,9 @@ export const STALL_MS = 50;
 /** A call that took at most this long (worker's wall clock) marks its key quick. */
 export const QUICK_CALL_MS = 1;
 
+/** Quick calls in a row before a key counts as quick. */
+export const QUICK_STREAK = 8;
+
 export class AffinityRouter<S extends RouteTarget> {
   readonly #options: RouterOptions;
   readonly #now: () => number;
@@ -72,8 +77,8 @@ export class AffinityRouter<S extends RouteTarget> {
   readonly #sent = new Map<S, Map<string, number>>();
   /** When each busy session last made progress (a reply, or a task sent while it was idle). */
   readonly #progressAt = new Map<S, number>();
-  /** Keys whose last call was quick. */
-  readonly #quick = new Set<string>();
+  /** Quick calls in a row, per key. */
+  readonly #quickStreak = new Map<string, number>();
   /** Tasks sent to each session and not settled that may be slow (loads, calls of keys not known quick). */
   readonly #mayBeSlow = new Map<S, number>();
 
@@ -102,7 +107,7 @@ export class AffinityRouter<S extends RouteTarget> {
   pick(sessions: Iterable<S>, key: string, options: { isolate?: boolean; waiting?: number } = {}): S | undefined {
     const all = [...sessions].filter((session) => session.ready);
     const home = options.isolate === false ? undefined : this.#homes.get(key);
-    const quick = options.isolate !== false && this.#quick.has(key);
+    const quick = options.isolate !== false && this.#isQuick(key);
     const hasRoom = (session: S) => this.#hasRoom(session, quick);
     if (home === undefined || !home.ready) return this.#pickNew(all, key, hasRoom);
     if (home.load === 0) return home;
@@ -144,7 +149,7 @@ export class AffinityRouter<S extends RouteTarget> {
    */
   dispatched(session: S, key: string, isolate = true): boolean {
     if (session.load === 0) this.#progressAt.set(session, this.#now());
-    const mayBeSlow = !isolate || !this.#quick.has(key);
+    const mayBeSlow = !isolate || !this.#isQuick(key);
     if (mayBeSlow) this.#mayBeSlow.set(session, (this.#mayBeSlow.get(session) ?? 0) + 1);
     if (!isolate) return mayBeSlow;
     this.#warmed(session, key);
@@ -162,6 +167,10 @@ export class AffinityRouter<S extends RouteTarget> {
     const count = sent?.get(key) ?? 0;
     if (count <= 1) sent?.delete(key);
     else sent?.set(key, count - 1);
+  }
+
+  #isQuick(key: string): boolean {
+    return (this.#quickStreak.get(key) ?? 0) >= QUICK_STREAK;
   }
 
   #running(session: S, key: string): number {
@@ -184,8 +193,8 @@ export class AffinityRouter<S extends RouteTarget> {
     // earlier reply may have named it evicted while this call waited).
     if (reply.type === "call" && reply.end !== "load_error" && !evicted.includes(key)) this.#warmed(session, key);
     if (reply.type === "call") {
-      if (reply.end === "completed" && reply.metrics.wallMs <= QUICK_CALL_MS) this.#quick.add(key);
-      else this.#quick.delete(key);
+      if (reply.end === "completed" && reply.metrics.wallMs <= QUICK_CALL_MS) this.#quickStreak.set(key, (this.#quickStreak.get(key) ?? 0) + 1);
+      else this.#quickStreak.delete(key);
     }
     if (reply.type === "describe" && reply.kept !== undefined) this.#warmed(session, reply.kept);
   }
