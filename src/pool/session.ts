@@ -8,11 +8,13 @@
  * always the oldest unanswered one, and it started when the task before it
  * was answered (or when it was sent, if none was waiting). The host times it
  * from that moment on its own clock: no message from the worker is needed to
- * start the watchdog.
+ * start the watchdog. (The worker holds a reply back only where that clock
+ * stays safe: see `holdBack` in sandbox/worker/entry.ts.)
  *
  * ```
- * dispatch ─▶ FIFO ─▶ head runs ── watchdog (limit + grace) ── RSS watch
- *   reply(id) ─▶ head settles ─▶ next becomes head
+ * dispatch ─▶ FIFO + outbox ─(one message per turn)─▶ worker
+ *   head runs ── watchdog (limit + grace) ── RSS watch
+ *   replies [(id, Reply)…] ─▶ each settles the head in turn ─▶ next becomes head
  *   watchdog / RSS / cancel ─▶ abort serve task ─▶ tinypool kills the process
  *   process dies ─▶ head: timeout | memory | cancelled | crash; the rest never
  *                   started and go back to the pool's queue
