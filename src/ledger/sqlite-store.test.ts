@@ -5,7 +5,7 @@
  * lock another thread holds, and refuse a file it cannot read.
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -132,6 +132,30 @@ describe("SqliteLedgerStore on disk", { timeout: 60_000 }, () => {
       assert.equal((await store.listSources()).length, 1);
     } finally {
       await store.close();
+    }
+  });
+
+  it("checkpoints on a thread of its own: committed pages reach the database file while records go on", async () => {
+    const path = nextPath();
+    const store = new SqliteLedgerStore({ path });
+    const ledger = new Ledger({ store });
+    try {
+      const before = statSync(path).size;
+      // Far below the safety net, so the writer itself never checkpoints.
+      for (let i = 0; i < 40; i++) await ledger.record(makeCall({ tool: `tool_${i}`, callId: `c${i}` }));
+      const deadline = Date.now() + 10_000;
+      while (statSync(path).size === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(statSync(path).size > before, `the database file stayed at ${before} bytes: nothing was checkpointed`);
+      await ledger.record(makeCall({ tool: "tool_0", callId: "after" }));
+    } finally {
+      await ledger.close();
+    }
+    const reopened = new Ledger({ store: path });
+    try {
+      const report = await reopened.sourceReport("agent:alpha");
+      assert.equal(report?.tools.length, 40);
+    } finally {
+      await reopened.close();
     }
   });
 

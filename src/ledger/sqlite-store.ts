@@ -37,9 +37,15 @@ import { CorralError } from "../errors.js";
 import { LedgerClosedError, LedgerUnavailableError } from "./errors.js";
 import { prepareStatements, toState, toStrike, toolsBySource, type EventRow, type Statements, type StateRow, type StrikeRow, type ToolDbRow } from "./sqlite-rows.js";
 import { migrate } from "./sqlite-schema.js";
+import { WalCheckpointer } from "./wal-checkpointer.js";
 import type { Applied, Decide, LedgerStore, RecordOptions, StoredSource, StoredSourceDetail } from "./store.js";
 import { initialState, type Transition } from "./transitions.js";
 import { LedgerEvent, isStrike, type CallRecord, type SourceState } from "./types.js";
+
+/** How often the checkpointer thread moves committed pages into the database file. */
+const CHECKPOINT_INTERVAL_MS = 250;
+/** SQLite checkpoints on its own past this many WAL pages (its default is 1,000): only if the thread falls behind. */
+const SAFETY_NET_CHECKPOINT_PAGES = 20_000;
 
 export const SQLITE_STORE_DEFAULTS = {
   /** @default ".corral/ledger.db" */
@@ -73,6 +79,9 @@ export class SqliteLedgerStore implements LedgerStore {
   #pending: Pending[] = [];
   #dataVersion: Database.Statement<[], number> | undefined;
   #closed = false;
+  /** Started at the first commit of records: a store that only reads needs none. */
+  #checkpointer: WalCheckpointer | undefined;
+  readonly #busyTimeoutMs: number;
 
   constructor(options: SqliteStoreOptions = {}) {
     const parsed = SqliteStoreOptions.safeParse(options);
@@ -82,12 +91,15 @@ export class SqliteLedgerStore implements LedgerStore {
     }
     const resolved = { ...SQLITE_STORE_DEFAULTS, ...parsed.data };
     this.path = resolved.path;
+    this.#busyTimeoutMs = resolved.busyTimeoutMs;
     this.#db = guard(this.path, "open", () => {
       if (resolved.path !== ":memory:") mkdirSync(dirname(resolved.path), { recursive: true });
       const db = new Database(resolved.path, { timeout: resolved.busyTimeoutMs });
       try {
         db.pragma("journal_mode = WAL");
         db.pragma(`synchronous = ${resolved.synchronous.toUpperCase()}`);
+        // Checkpoints run on WalCheckpointer's thread; this is the safety net.
+        if (resolved.path !== ":memory:") db.pragma(`wal_autocheckpoint = ${SAFETY_NET_CHECKPOINT_PAGES}`);
         migrate(db, resolved.path);
       } catch (error) {
         db.close();
@@ -133,6 +145,9 @@ export class SqliteLedgerStore implements LedgerStore {
     const batch = this.#pending;
     if (batch.length === 0) return;
     this.#pending = [];
+    if (this.#checkpointer === undefined && this.path !== ":memory:") {
+      this.#checkpointer = new WalCheckpointer(this.path, CHECKPOINT_INTERVAL_MS, this.#busyTimeoutMs);
+    }
     let results: Applied[];
     try {
       results = guard(this.path, "record calls", () => this.#txn.recordCalls.immediate(batch));
@@ -253,6 +268,7 @@ export class SqliteLedgerStore implements LedgerStore {
     if (this.#closed) return;
     this.#commitPending();
     this.#closed = true;
+    await this.#checkpointer?.close();
     this.#db.close();
   }
 
