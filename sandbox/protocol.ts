@@ -124,6 +124,13 @@ export type Reply = z.infer<typeof Reply>;
 // tinypool keeps the lifecycle: it forks, kills and replaces the process,
 // and aborting the serve task is how the host kills a worker.
 
+/**
+ * A call that took at most this long (the worker's wall clock) is quick:
+ * the host sends quick calls deeper (affinity.ts), the worker holds replies
+ * back only behind them (entry.ts).
+ */
+export const QUICK_CALL_MS = 1;
+
 export const ServeTask = z.strictObject({ type: z.literal("serve") });
 export type ServeTask = z.infer<typeof ServeTask>;
 

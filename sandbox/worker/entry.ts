@@ -22,6 +22,7 @@ import { z } from "zod";
 import {
   CancelMessage,
   HostMessage,
+  QUICK_CALL_MS,
   ServeTask,
   type CallReply,
   type ReplyEntry,
@@ -131,9 +132,6 @@ function soleToolName(manifestsJson: string): string | undefined {
 function isolateKey(hash: string, memoryMb: number, tool: string): string {
   return `${hash}:${memoryMb}:${tool}`;
 }
-
-/** A call that took at most this long may have the next one's reply held back behind it. */
-const QUICK_CALL_MS = 1;
 
 /** Whether `task` is a call of a warm isolate whose last call was quick. */
 function expectedQuick(task: Task): boolean {

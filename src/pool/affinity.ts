@@ -42,7 +42,7 @@
  * calls are what lets messages carry many tasks (see session.ts); a task
  * that may be slow never has more than `pipelineDepth - 1` tasks behind it.
  */
-import type { Reply } from "../../sandbox/protocol.js";
+import { QUICK_CALL_MS, type Reply } from "../../sandbox/protocol.js";
 
 /** What the router needs of a session. */
 export type RouteTarget = { readonly ready: boolean; readonly load: number };
@@ -61,8 +61,6 @@ export type RouterOptions = {
 /** The default `stallMs`: about what a cold isolate costs on a slow machine. */
 export const STALL_MS = 50;
 
-/** A call that took at most this long (worker's wall clock) marks its key quick. */
-export const QUICK_CALL_MS = 1;
 
 /** Quick calls in a row before a key counts as quick. */
 export const QUICK_STREAK = 8;
