@@ -71,6 +71,15 @@ export const HOST_DEFAULTS = {
   maxAgentSourceBytes: 256 * 1024,
   /** Log each call's input and output in the audit log (they may hold private data). @default false */
   logToolData: false,
+  /**
+   * Which calls' ledger records commit before the call's result returns.
+   * "strikes": timeouts, memory and crashes; every other record is written
+   * behind, committed with the next group commit (a SIGKILL of the host can
+   * lose the counts of the calls answered in its last event-loop turn).
+   * "all": every call waits for its commit (~0.1-0.2 ms a call).
+   * @default "strikes"
+   */
+  commitBeforeResult: "strikes" as "strikes" | "all",
 } as const;
 
 export const HostOptions = z.strictObject({
@@ -100,6 +109,7 @@ export const HostOptions = z.strictObject({
   maxToolsPerAgent: z.number().int().min(1).optional(),
   maxAgentSourceBytes: z.number().int().min(1024).optional(),
   logToolData: z.boolean().optional(),
+  commitBeforeResult: z.enum(["strikes", "all"]).optional(),
   /** Per source kind and effect: allow, ask (the gate decides) or deny. */
   effects: EffectPolicy.optional(),
   /** The gate; without one, what the effect policy allows runs and what it would ask about is blocked. */

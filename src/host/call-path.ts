@@ -6,7 +6,8 @@
  * resolve (own keys) ─▶ input → JSON ─▶ quarantined? ─▶ effect policy ─▶ gate
  *   (may take long; no clock runs) ─▶ admission (busy?) ─▶ tool_running
  *   ─▶ run: sandbox (pool) or built-in ─▶ ToolResult ─▶ ledger.record
- *   ─▶ audit line, tool_execution_end
+ *   (awaited for a strike; queued and written behind for other outcomes
+ *   unless commitBeforeResult is "all") ─▶ audit line, tool_execution_end
  * ```
  * Every step that fails makes a ToolFailure with its outcome kind. Every call
  * that reached a source is recorded in the ledger, refused ones included (a
@@ -17,11 +18,11 @@ import type { Logger } from "pino";
 import type { CallLimits } from "../../sandbox/protocol.js";
 import type { EventHub } from "../events.js";
 import { askGate, decideEffects, type BeforeToolCall, type ResolvedEffectPolicy } from "../gate/index.js";
-import type { Ledger } from "../ledger/index.js";
+import { isStrike, type Ledger } from "../ledger/index.js";
 import type { Admission, SandboxPool } from "../pool/index.js";
 import type { Catalog, CatalogEntry } from "../registry/index.js";
 import { checkSourceId } from "../registry/source.js";
-import type { ErrorKind, ToolResult } from "../result.js";
+import type { ErrorKind, OutcomeKind, ToolResult } from "../result.js";
 import { capForModel, failure, fromEnvelope, type CallInfo, type ChannelLimits } from "./channels.js";
 import type { QuarantineView } from "./quarantine-view.js";
 import type { CallOptions } from "./types.js";
@@ -39,6 +40,7 @@ export type CallDeps = {
   channels: ChannelLimits;
   logger: Logger;
   logToolData: boolean;
+  commitBeforeResult: "strikes" | "all";
 };
 
 export async function runCall(deps: CallDeps, name: string, input: unknown, options: CallOptions): Promise<ToolResult> {
@@ -145,23 +147,11 @@ async function runBuiltin(
 async function finish(deps: CallDeps, result: ToolResult, entry: CatalogEntry | undefined, input: unknown): Promise<void> {
   const outcome = result.ok ? "ok" : result.error.kind;
   if (entry !== undefined) {
-    try {
-      const recorded = await deps.ledger.record({
-        source: entry.source,
-        tool: entry.manifest.name,
-        version: entry.version,
-        callId: result.callId,
-        outcome,
-        wallMs: result.metrics.wallMs,
-        cpuMs: result.metrics.cpuMs,
-        heapBytes: result.metrics.heapBytes,
-        ...(result.ok ? {} : { message: result.error.message }),
-      });
-      deps.quarantine.learn(recorded.state);
-    } catch (error) {
-      // The ledger must not turn a finished call into a throw; say so loudly.
-      deps.logger.error({ err: error, callId: result.callId }, "the ledger could not record a call");
-    }
+    const recorded = record(deps, result, entry, outcome);
+    // A strike is committed before its result returns (SECURITY.md, promise 5). By
+    // default any other outcome is written behind: its record is queued now, in call
+    // order, and commits with the next group commit while the caller has its answer.
+    if (deps.commitBeforeResult === "all" || isStrike(outcome)) await recorded;
   }
   deps.logger.info(
     {
@@ -179,4 +169,26 @@ async function finish(deps: CallDeps, result: ToolResult, entry: CatalogEntry | 
     "tool call",
   );
   deps.events.emit({ type: "tool_execution_end", callId: result.callId, tool: result.tool, ...(result.source ? { source: result.source } : {}), result, at: Date.now() });
+}
+
+/** Queues the call's record at once (so records keep call order); settles once it has committed, never rejects. */
+function record(deps: CallDeps, result: ToolResult, entry: CatalogEntry, outcome: OutcomeKind): Promise<void> {
+  // Ledger.record is async: a bad record or a closed ledger rejects, it never throws here.
+  return deps.ledger
+    .record({
+      source: entry.source,
+      tool: entry.manifest.name,
+      version: entry.version,
+      callId: result.callId,
+      outcome,
+      wallMs: result.metrics.wallMs,
+      cpuMs: result.metrics.cpuMs,
+      heapBytes: result.metrics.heapBytes,
+      ...(result.ok ? {} : { message: result.error.message }),
+    })
+    .then(
+      (applied) => deps.quarantine.learn(applied.state),
+      // The ledger must not turn a finished call into a throw; say so loudly.
+      (error: unknown) => deps.logger.error({ err: error, callId: result.callId }, "the ledger could not record a call"),
+    );
 }

@@ -98,6 +98,7 @@ class CorralHost implements Host {
       channels: { maxModelOutputChars: options.maxModelOutputChars, maxModelOutputLines: options.maxModelOutputLines, maxImageBytes: options.maxImageBytes },
       logger: this.#logger,
       logToolData: options.logToolData,
+      commitBeforeResult: options.commitBeforeResult,
     };
     this.#registerBuiltins();
   }

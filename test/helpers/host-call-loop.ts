@@ -3,14 +3,17 @@
  * cache, calls a tool that times out and one that works, alternately, and
  * prints one JSON line after each call returns. The parent kills it with
  * SIGKILL mid-run and checks the ledger kept every call it was told about.
+ * The third argument is the host's `commitBeforeResult`.
  */
 import { createHost } from "../../src/index.js";
 import { toolSource } from "./host.js";
 
-const [ledgerPath, cacheDir] = process.argv.slice(2);
-if (ledgerPath === undefined || cacheDir === undefined) throw new Error("usage: host-call-loop <ledger.db> <cacheDir>");
+const [ledgerPath, cacheDir, commitBeforeResult] = process.argv.slice(2);
+if (ledgerPath === undefined || cacheDir === undefined || (commitBeforeResult !== "strikes" && commitBeforeResult !== "all")) {
+  throw new Error("usage: host-call-loop <ledger.db> <cacheDir> strikes|all");
+}
 
-const host = createHost({ workers: 1, cacheDir, ledger: { store: ledgerPath } });
+const host = createHost({ workers: 1, cacheDir, ledger: { store: ledgerPath }, commitBeforeResult });
 await host.load({ source: "agent:spinner", code: toolSource({ name: "spin", extra: "limits: { timeoutMs: 100 },", run: "for (;;) {}" }) });
 await host.load({ source: "agent:steady", code: toolSource({ name: "steady", run: "return 'fine';" }) });
 for (let i = 0; ; i++) {

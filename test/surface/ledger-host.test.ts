@@ -5,8 +5,10 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { outcomeOf, type HostEvent } from "../../src/index.js";
-import { toolSource, withHost } from "../helpers/host.js";
+import { join } from "node:path";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { outcomeOf, SqliteLedgerStore, type Host, type HostEvent } from "../../src/index.js";
+import { tempDir, toolSource, withHost } from "../helpers/host.js";
 
 const looping = (name: string) => toolSource({ name, extra: "limits: { timeoutMs: 200 },", run: "for (;;) {}" });
 
@@ -127,5 +129,40 @@ describe("the ledger through the host", { timeout: 180_000 }, () => {
       },
       { createTool: { agent: "helper" } },
     );
+  });
+
+  it("a strike is committed before its result returns; other calls are written behind unless commitBeforeResult is \"all\"", async () => {
+    /** The calls of `source` that another connection to the file sees at the moment the call returns (read synchronously). */
+    const committedWhenAnswered = async (host: Host, tool: string, source: string, elsewhere: SqliteLedgerStore) => {
+      const result = await host.call(tool, {});
+      // readSource queries inside this turn of the event loop, before the host's next group commit.
+      const detail = await elsewhere.readSource(source, { events: 0, strikes: 0 });
+      return { outcome: outcomeOf(result), committed: detail?.tools.reduce((sum, entry) => sum + entry.totals.calls, 0) ?? 0 };
+    };
+    for (const commitBeforeResult of ["strikes", "all"] as const) {
+      const dir = tempDir();
+      const path = join(dir.path, "ledger.db");
+      // Another connection to the same file sees only what has been committed, as a CLI would.
+      const elsewhere = new SqliteLedgerStore({ path });
+      try {
+        await withHost(
+          async (host) => {
+            await host.load({ source: "agent:loops", code: looping("spin") });
+            await host.load({ source: "agent:fine", code: toolSource({ name: "fine", run: "return 'fine';" }) });
+            assert.deepEqual(await committedWhenAnswered(host, "spin", "agent:loops", elsewhere), { outcome: "timeout", committed: 1 }, commitBeforeResult);
+            const fine = await committedWhenAnswered(host, "fine", "agent:fine", elsewhere);
+            assert.deepEqual(fine, { outcome: "ok", committed: commitBeforeResult === "all" ? 1 : 0 }, commitBeforeResult);
+            // Written behind, it commits at the next turn; the host's own reads see it at once.
+            assert.equal((await host.audit()).find((row) => row.source === "agent:fine")?.totals.calls, 1);
+            await nextTurn();
+            assert.equal((await elsewhere.readSource("agent:fine", { events: 0, strikes: 0 }))?.tools[0]?.totals.calls, 1);
+          },
+          { ledger: { store: path }, commitBeforeResult },
+        );
+      } finally {
+        await elsewhere.close();
+        dir.remove();
+      }
+    }
   });
 });
