@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import * as esbuild from "esbuild";
 import type { Diagnostic } from "../result.js";
-import { importPolicy } from "./import-policy.js";
+import { importPolicy, onlyProvidedImports, PROVIDED_MODULES } from "./import-policy.js";
 
 export type BundleInput =
   | { kind: "text"; code: string; /** Shown in diagnostics, e.g. "agent:demo". */ sourceName: string }
@@ -35,7 +35,7 @@ function toDiagnostic(message: esbuild.Message): Diagnostic {
 }
 
 export async function bundle(input: BundleInput): Promise<BundleOutput> {
-  const common: esbuild.BuildOptions = {
+  const common = {
     bundle: true,
     write: false,
     format: "cjs",
@@ -52,30 +52,20 @@ export async function bundle(input: BundleInput): Promise<BundleOutput> {
     tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } },
     // Packages often test process.env.NODE_ENV; there is no `process` inside.
     define: { "process.env.NODE_ENV": '"production"' },
-  };
-  let result: esbuild.BuildResult<{ write: false; metafile: true }>;
-  try {
-    if (input.kind === "text") {
-      result = (await esbuild.build({
-        ...common,
-        stdin: { contents: input.code, loader: "ts", sourcefile: input.sourceName },
-        plugins: [importPolicy(undefined)],
-      })) as esbuild.BuildResult<{ write: false; metafile: true }>;
-    } else {
-      result = (await esbuild.build({
-        ...common,
-        entryPoints: [input.entry],
-        absWorkingDir: input.root,
-        plugins: [importPolicy(input.root)],
-      })) as esbuild.BuildResult<{ write: false; metafile: true }>;
-    }
-  } catch (error) {
-    const failure = error as Partial<esbuild.BuildFailure>;
-    if (Array.isArray(failure.errors) && failure.errors.length > 0) {
-      return { ok: false, diagnostics: failure.errors.map(toDiagnostic) };
-    }
-    return { ok: false, diagnostics: [{ message: `esbuild failed: ${(error as Error).message}` }] };
+  } satisfies esbuild.BuildOptions;
+  let built: Built;
+  if (input.kind === "text") {
+    const stdin: esbuild.StdinOptions = { contents: input.code, loader: "ts", sourcefile: input.sourceName };
+    // First without the import policy, esbuild alone (the provided modules
+    // external); its result stands only when it is one the policy would have
+    // allowed as is. Otherwise the policy's build decides, with its errors.
+    const plain = await build({ ...common, stdin, external: [...PROVIDED_MODULES] });
+    built = plain.ok && onlyProvidedImports(plain.result.metafile) ? plain : await build({ ...common, stdin, plugins: [importPolicy(undefined)] });
+  } else {
+    built = await build({ ...common, entryPoints: [input.entry], absWorkingDir: input.root, plugins: [importPolicy(input.root)] });
   }
+  if (!built.ok) return built;
+  const result = built.result;
   const file = result.outputFiles[0];
   if (file === undefined) return { ok: false, diagnostics: [{ message: "esbuild produced no output" }] };
   const code = file.text;
@@ -86,6 +76,20 @@ export async function bundle(input: BundleInput): Promise<BundleOutput> {
   return { ok: true, code, hash: sha256(code), inputs };
 }
 
+
+type Built = { ok: true; result: esbuild.BuildResult<{ write: false; metafile: true }> } | { ok: false; diagnostics: Diagnostic[] };
+
+async function build(options: esbuild.BuildOptions & { write: false; metafile: true }): Promise<Built> {
+  try {
+    return { ok: true, result: await esbuild.build(options) };
+  } catch (error) {
+    const failure = error as Partial<esbuild.BuildFailure>;
+    if (Array.isArray(failure.errors) && failure.errors.length > 0) {
+      return { ok: false, diagnostics: failure.errors.map(toDiagnostic) };
+    }
+    return { ok: false, diagnostics: [{ message: `esbuild failed: ${(error as Error).message}` }] };
+  }
+}
 
 export function hashFile(path: string): string | undefined {
   try {

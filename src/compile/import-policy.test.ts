@@ -64,16 +64,21 @@ describe("import policy (through BundleCache)", { timeout: 60_000 }, () => {
     return result.ok ? { ok: true } : { ok: false, diagnostics: result.diagnostics };
   }
 
+  async function compileText(line: string): Promise<{ ok: true } | { ok: false; diagnostics: Diagnostic[] }> {
+    const result = await new BundleCache(false).compile({ kind: "text", code: moduleWith(line), sourceName: "agent:policy" });
+    return result.ok ? { ok: true } : { ok: false, diagnostics: result.diagnostics };
+  }
+
   /** The import is refused with a diagnostic at its own line and column, naming it. */
-  async function assertRefused(line: string, specifier: string, reason: RegExp): Promise<void> {
-    const result = await compileFile(line);
+  async function assertRefused(line: string, specifier: string, reason: RegExp, as: "file" | "text" = "file"): Promise<void> {
+    const result = await (as === "file" ? compileFile(line) : compileText(line));
     assert.equal(result.ok, false, `"${line}" was allowed`);
     assert.ok(!result.ok);
     const diagnostic = result.diagnostics[0];
     assert.ok(diagnostic !== undefined);
     assert.ok(diagnostic.message.includes(specifier), `the message names the import: ${diagnostic.message}`);
     assert.match(diagnostic.message, reason);
-    assert.match(diagnostic.file ?? "", /entry-\d+\.ts$/);
+    assert.match(diagnostic.file ?? "", as === "file" ? /entry-\d+\.ts$/ : /^agent:policy$/);
     assert.equal(diagnostic.line, 3);
     assert.equal(diagnostic.column, line.indexOf(`"${specifier}`) + 1, `column of ${specifier} in: ${line}`);
     assert.equal(diagnostic.lineText, line);
@@ -149,6 +154,19 @@ describe("import policy (through BundleCache)", { timeout: 60_000 }, () => {
     assert.equal(diagnostic?.file, "agent:policy");
     assert.equal(diagnostic?.line, 3);
     assert.match(diagnostic?.message ?? "", /source text is one file/);
+  });
+
+  it("source text: esbuild alone builds it only when the policy would allow it as is; every refusal keeps its place", async () => {
+    // Without the policy's plugin, esbuild would bundle a data: URL and leave import("zod") to run.
+    await assertRefused('import y from "data:text/javascript,export default 1";', "data:text/javascript,export default 1", /URLs/, "text");
+    await assertRefused('const lazy = import("zod");', "zod", /static import/, "text");
+    await assertRefused('const lazy = import("corral");', "corral", /static import/, "text");
+    await assertRefused('import { core } from "zod/v4/core";', "zod/v4/core", /source text is one file/, "text");
+    await assertRefused('import { readFileSync } from "node:fs";', "node:fs", /Node built-in/, "text");
+    await assertRefused('const x = require("x");', "x", /require\(.*\) is not allowed/, "text");
+    for (const line of ['import * as sdk from "corral/sdk";', 'import { z as z4 } from "zod/v4";', 'const { z: z2 } = require("zod");']) {
+      assert.deepEqual(await compileText(line), { ok: true }, line);
+    }
   });
 
   it("refuses a package import in source text, even one installed next to corral", async () => {

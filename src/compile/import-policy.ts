@@ -10,10 +10,25 @@
 import { realpathSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { isAbsolute, relative, sep } from "node:path";
-import type { Plugin } from "esbuild";
+import type { Metafile, Plugin } from "esbuild";
 
 /** Specifiers the guest runtime provides through its own `require`. */
 export const PROVIDED_MODULES: ReadonlySet<string> = new Set(["corral", "corral/sdk", "zod", "zod/v4"]);
+
+/** How a provided module may be imported: statically (or by a literal require(), which this plugin allows too). */
+const PROVIDED_IMPORT_KINDS: ReadonlySet<string> = new Set(["import-statement", "require-call"]);
+
+/**
+ * Whether a build made without this plugin is one the plugin would have
+ * allowed, unchanged: one input file, and every import a provided module
+ * (left external), imported statically. An agent's tool usually is, and
+ * skipping the plugin saves its round trips between esbuild's process and
+ * this one (~1 ms each on a small VM).
+ */
+export function onlyProvidedImports(metafile: Metafile): boolean {
+  const inputs = Object.values(metafile.inputs);
+  return inputs.length === 1 && inputs.every((input) => input.imports.every((entry) => entry.external === true && PROVIDED_MODULES.has(entry.path) && PROVIDED_IMPORT_KINDS.has(entry.kind)));
+}
 
 const INNER_RESOLVE = Symbol("corral inner resolve");
 const URL_SCHEME = /^[a-z][a-z0-9+.-]*:/i;
