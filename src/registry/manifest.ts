@@ -48,6 +48,12 @@ const RawManifest = z.looseObject({
 
 export type ManifestCheck = { ok: true; manifests: Manifest[] } | { ok: false; message: string };
 
+/** Built once: zod compiles a parser for each object schema on its first use. */
+const GuestDescription = z.union([
+  z.strictObject({ ok: z.literal(true), tools: z.array(z.unknown()).max(MAX_TOOLS_PER_MODULE) }),
+  z.strictObject({ ok: z.literal(false), message: z.string(), stack: z.string().optional() }),
+]);
+
 export function checkManifests(guestJson: string): ManifestCheck {
   let raw: unknown;
   try {
@@ -55,12 +61,7 @@ export function checkManifests(guestJson: string): ManifestCheck {
   } catch {
     return { ok: false, message: "the module's description is not JSON" };
   }
-  const described = z
-    .union([
-      z.strictObject({ ok: z.literal(true), tools: z.array(z.unknown()).max(MAX_TOOLS_PER_MODULE) }),
-      z.strictObject({ ok: z.literal(false), message: z.string(), stack: z.string().optional() }),
-    ])
-    .safeParse(raw);
+  const described = GuestDescription.safeParse(raw);
   if (!described.success) return { ok: false, message: "the module's description is malformed" };
   if (!described.data.ok) {
     const { message, stack } = described.data;
