@@ -29,9 +29,10 @@ const SQL = {
   setLastVersion: "UPDATE sources SET last_version = @version WHERE source = @source",
   addVersion: "INSERT INTO versions (source, version, first_at) VALUES (@source, @version, @at) ON CONFLICT DO NOTHING",
   // Outcome kinds are [a-z_] words (OutcomeKind), so one is a safe JSON path key.
-  countTool: `INSERT INTO tools VALUES (@source, @tool, 1, @strikes, json_object(@outcome, 1), @wall, @cpu, @wall, @heap, @at, @strikeAt, @strikeOutcome, @strikeMessage)
-    ON CONFLICT (source, tool) DO UPDATE SET calls = calls + 1, strikes = strikes + excluded.strikes,
-      outcomes = json_set(outcomes, '$.' || @outcome, coalesce(json_extract(outcomes, '$.' || @outcome), 0) + 1),
+  // @calls calls of one outcome, counted at once: their summed times, the last one's wall time and `at`, the largest heap.
+  countTool: `INSERT INTO tools VALUES (@source, @tool, @calls, @strikes, json_object(@outcome, @calls), @wallSum, @cpuSum, @lastWall, @heap, @at, @strikeAt, @strikeOutcome, @strikeMessage)
+    ON CONFLICT (source, tool) DO UPDATE SET calls = calls + excluded.calls, strikes = strikes + excluded.strikes,
+      outcomes = json_set(outcomes, '$.' || @outcome, coalesce(json_extract(outcomes, '$.' || @outcome), 0) + @calls),
       total_wall_ms = total_wall_ms + excluded.total_wall_ms, total_cpu_ms = total_cpu_ms + excluded.total_cpu_ms,
       last_wall_ms = excluded.last_wall_ms, max_heap_bytes = max(max_heap_bytes, excluded.max_heap_bytes), last_call_at = excluded.last_call_at,
       last_strike_at = coalesce(excluded.last_strike_at, last_strike_at),

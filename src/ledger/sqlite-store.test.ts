@@ -15,7 +15,8 @@ import { LedgerUnavailableError } from "./errors.js";
 import { Ledger } from "./ledger.js";
 import { SqliteLedgerStore } from "./sqlite-store.js";
 import { runStoreSuite } from "./store.case.js";
-import { MINUTE_MS, makeCall, manualClock, tempDir } from "./testing/fixtures.js";
+import { MINUTE_MS, makeCall, manualClock, tempDir, versionOf } from "./testing/fixtures.js";
+import type { CallRecord } from "./types.js";
 import { expire } from "./transitions.js";
 
 const dir = tempDir();
@@ -45,6 +46,36 @@ describe("SqliteLedgerStore on disk", { timeout: 60_000 }, () => {
       assert.deepEqual(report?.events.map((e) => e.kind), ["quarantine"]);
     } finally {
       await second.close();
+    }
+  });
+
+  it("counts the records of one turn together exactly as it counts them one by one", async () => {
+    const clock = manualClock();
+    // Runs of one tool and outcome, broken by other outcomes, tools, versions, sources and strikes;
+    // times, heaps and `at` differ per call, so a wrong sum, maximum or "last" shows (the largest heap is mid-run).
+    const plan: [string, string, number, CallRecord["outcome"]][] = [
+      ["agent:alpha", "echo", 1, "ok"], ["agent:alpha", "echo", 1, "ok"], ["agent:alpha", "echo", 1, "ok"],
+      ["agent:alpha", "echo", 1, "tool_error"], ["agent:alpha", "echo", 1, "tool_error"], ["agent:alpha", "echo", 1, "ok"],
+      ["agent:alpha", "echo", 1, "timeout"], ["agent:alpha", "echo", 1, "ok"], ["agent:alpha", "other", 1, "ok"],
+      ["agent:alpha", "other", 1, "ok"], ["agent:alpha", "echo", 2, "ok"], ["agent:alpha", "echo", 2, "ok"],
+      ["agent:beta", "echo", 1, "ok"], ["agent:alpha", "echo", 2, "crash"], ["agent:alpha", "echo", 2, "crash"],
+      ["agent:alpha", "echo", 2, "quarantined"], ["agent:beta", "echo", 1, "ok"], ["agent:beta", "echo", 1, "invalid_input"],
+    ];
+    const calls = plan.map(([source, tool, version, outcome], i) =>
+      makeCall({ source, tool, version: versionOf(version), outcome, at: clock.now() + i * 1_000, wallMs: 1 + i, cpuMs: 0.5 * i, heapBytes: i === 1 ? 50_000 : 1_000 * ((i * 7) % 11) }),
+    );
+    const together = new Ledger({ store: nextPath(), now: clock.now });
+    const oneByOne = new Ledger({ store: nextPath(), now: clock.now });
+    try {
+      await Promise.all(calls.map((call) => together.record(call)));
+      for (const call of calls) await oneByOne.record(call);
+      for (const source of ["agent:alpha", "agent:beta"]) {
+        assert.deepEqual(await together.sourceReport(source), await oneByOne.sourceReport(source), source);
+      }
+      assert.equal((await together.sourceReport("agent:alpha"))?.state.state, "quarantined");
+    } finally {
+      await together.close();
+      await oneByOne.close();
     }
   });
 

@@ -42,6 +42,11 @@ import type { Applied, Decide, LedgerStore, RecordOptions, StoredSource, StoredS
 import { initialState, type Transition } from "./transitions.js";
 import { LedgerEvent, isStrike, type CallRecord, type SourceState } from "./types.js";
 
+/** Whether `next` counts exactly as `first` does (same row, same outcome, no strike), so one statement can count both. */
+function countsWith(first: CallRecord, next: CallRecord): boolean {
+  return !isStrike(next.outcome) && next.source === first.source && next.tool === first.tool && next.version === first.version && next.outcome === first.outcome;
+}
+
 /** How often the checkpointer thread moves committed pages into the database file. */
 const CHECKPOINT_INTERVAL_MS = 250;
 /** SQLite checkpoints on its own past this many WAL pages (its default is 1,000): only if the thread falls behind. */
@@ -110,7 +115,7 @@ export class SqliteLedgerStore implements LedgerStore {
     this.#sql = prepareStatements(this.#db);
     // Wrapped once: better-sqlite3 builds a new wrapper on every db.transaction() call.
     this.#txn = {
-      recordCalls: this.#db.transaction((batch: Pending[]) => batch.map((item) => this.#recordCall(item.call, item.options))),
+      recordCalls: this.#db.transaction((batch: Pending[]) => this.#recordCalls(batch)),
       transition: this.#db.transaction((source: string, decide: Decide) => this.#transition(source, decide)),
       listSources: this.#db.transaction(() => this.#listSources()),
       readSource: this.#db.transaction((source: string, limits: Limits) => this.#readSource(source, limits)),
@@ -159,30 +164,62 @@ export class SqliteLedgerStore implements LedgerStore {
   }
 
   /**
-   * An ok call on a known source at its current version writes one row
-   * (tools); the source and version rows are written only when they change.
+   * Records in order. A run of records that only count (not strikes) of the
+   * same tool, version and outcome, as many calls of one tool answered in one
+   * turn are, is counted with one statement; decide() still sees each record.
    */
-  #recordCall(call: CallRecord, options: RecordOptions): Applied {
+  #recordCalls(batch: Pending[]): Applied[] {
+    const applied: Applied[] = [];
+    for (let start = 0; start < batch.length; ) {
+      const first = (batch[start] as Pending).call;
+      let end = start + 1;
+      if (!isStrike(first.outcome)) while (end < batch.length && countsWith(first, (batch[end] as Pending).call)) end++;
+      applied.push(...this.#recordRun(batch.slice(start, end)));
+      start = end;
+    }
+    return applied;
+  }
+
+  /**
+   * A run of one strike, or of calls that count alike. An ok call on a known
+   * source at its current version writes one row (tools); the source and
+   * version rows are written only when they change.
+   */
+  #recordRun(run: Pending[]): Applied[] {
     const sql = this.#sql;
+    const call = (run[0] as Pending).call;
+    const last = (run[run.length - 1] as Pending).call;
     const strike = isStrike(call.outcome);
     const row = sql.readState.get({ source: call.source }) as StateRow | undefined;
     if (row === undefined) sql.insertSource.run({ source: call.source, version: call.version });
     else if (row.last_version !== call.version) sql.setLastVersion.run({ source: call.source, version: call.version });
     if (row?.last_version !== call.version) sql.addVersion.run({ source: call.source, version: call.version, at: call.at });
+    let wallSum = 0;
+    let cpuSum = 0;
+    let heap = 0;
+    for (const { call: each } of run) {
+      wallSum += each.wallMs;
+      cpuSum += each.cpuMs;
+      heap = Math.max(heap, each.heapBytes);
+    }
     sql.countTool.run({
-      source: call.source, tool: call.tool, outcome: call.outcome, strikes: strike ? 1 : 0, wall: call.wallMs, cpu: call.cpuMs, heap: call.heapBytes, at: call.at,
+      source: call.source, tool: call.tool, outcome: call.outcome, calls: run.length, strikes: strike ? 1 : 0,
+      wallSum, cpuSum, lastWall: last.wallMs, heap, at: last.at,
       strikeAt: strike ? call.at : null, strikeOutcome: strike ? call.outcome : null, strikeMessage: strike ? (call.message ?? "") : null,
     });
     let strikeTimes: number[] = [];
     if (strike) {
       sql.insertStrike.run({ source: call.source, tool: call.tool, version: call.version, callId: call.callId, outcome: call.outcome, message: call.message ?? "", at: call.at });
-      sql.pruneStrikes.run({ source: call.source, keep: options.keepStrikes });
-      strikeTimes = (sql.strikeTimes.all({ source: call.source, limit: options.keepStrikes }) as { at: number }[]).map((kept) => kept.at);
+      sql.pruneStrikes.run({ source: call.source, keep: (run[0] as Pending).options.keepStrikes });
+      strikeTimes = (sql.strikeTimes.all({ source: call.source, limit: (run[0] as Pending).options.keepStrikes }) as { at: number }[]).map((kept) => kept.at);
     }
-    const state = row === undefined ? initialState(call.source) : toState(row);
-    const applied = options.decide(state, strikeTimes);
-    this.#write(applied);
-    return { state: applied?.state ?? state, applied };
+    let state = row === undefined ? initialState(call.source) : toState(row);
+    return run.map(({ options }) => {
+      const applied = options.decide(state, strikeTimes);
+      this.#write(applied);
+      state = applied?.state ?? state;
+      return { state, applied };
+    });
   }
 
   /** SQLite's data_version: changed only by commits of other connections. */
