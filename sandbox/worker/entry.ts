@@ -193,6 +193,11 @@ async function warmUp(): Promise<void> {
 await warmUp();
 blank = ToolIsolate.prepare(blankMemoryMb, settings.loadTimeoutMs);
 
+/** Resolves once the event loop has polled for I/O: two check phases later, one poll phase has run between them. */
+function messagesRead(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+}
+
 async function handle(task: Task): Promise<Reply> {
   try {
     return task.type === "describe" ? await describe(task) : await call(task);
@@ -249,10 +254,19 @@ export default function serve(raw: unknown): Promise<never> {
   // Tasks the host gave up on before they started: answered without running,
   // so the calls sent ahead behind them do not wait for them.
   const dropped = new Set<number>();
+  // Whether the last task ran long enough for the host to have taken back the
+  // tasks queued behind it (see takeBack in src/pool/session.ts).
+  let lastWasSlow = false;
   const run = async (id: number, task: Task, receivedAt: number): Promise<void> => {
+    // Queued tasks start in a microtask, before this process reads anything
+    // that came meanwhile: after a slow one, let the event loop read the
+    // host's cancels first, so a task run elsewhere by now is not run twice.
+    if (lastWasSlow) await messagesRead();
     const skip = dropped.delete(id);
     if (!skip && !holdBack(task)) flush();
+    const started = performance.now();
     const reply = skip ? skipped(task) : await handle(task);
+    lastWasSlow = performance.now() - started > QUICK_CALL_MS;
     // What the cache dropped rides on a reply the host reads (not a skipped
     // one: the host no longer listens for it).
     const evicted = skip ? [] : cache.takeDropped();

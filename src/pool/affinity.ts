@@ -230,6 +230,11 @@ export class AffinityRouter<S extends RouteTarget> {
     return quick && session.load < deep && (this.#mayBeSlow.get(session) ?? 0) === 0;
   }
 
+  /** Its running task has run `stallMs` or more since the worker last answered anything. */
+  stalled(session: S): boolean {
+    return this.#stalled(session);
+  }
+
   #stalled(session: S): boolean {
     if (session.load === 0) return false;
     const since = this.#progressAt.get(session);

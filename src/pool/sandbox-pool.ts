@@ -197,13 +197,44 @@ export class SandboxPool {
       next.mayBeSlow = this.#router.dispatched(session, next.key, isolate);
       session.dispatch(next);
     }
-    if (this.#queue.length > 0 && this.#stallCheck === undefined && !this.#closed) {
+    if ((this.#queue.length > 0 || this.#anySentAhead()) && this.#stallCheck === undefined && !this.#closed) {
       this.#stallCheck = setTimeout(() => {
         this.#stallCheck = undefined;
+        this.#takeBackFromStalled();
         this.#pump();
       }, STALL_MS);
       this.#stallCheck.unref();
     }
+  }
+
+  #anySentAhead(): boolean {
+    for (const session of this.#sessions) if (session.load > 1) return true;
+    return false;
+  }
+
+  /**
+   * Tasks sent ahead to a worker whose running task turned slow go back to
+   * the front of the queue, oldest first, to run elsewhere (a quick tool that
+   * hangs once would otherwise hold up to quickPipelineDepth - 1 calls).
+   */
+  #takeBackFromStalled(): void {
+    const taken: Queued[] = [];
+    const flowing = [...this.#sessions].filter((session) => session.ready && !this.#router.stalled(session));
+    // With no other worker moving, the tasks would only queue again behind the same slow one.
+    if (flowing.length === 0) return;
+    for (const session of this.#sessions) {
+      if (session.load < 2 || !this.#router.stalled(session)) continue;
+      for (const task of session.takeBack() as Queued[]) {
+        this.#router.settled(session, task.key, task.task.type === "call", task.mayBeSlow);
+        delete task.session;
+        // A new id: its ghost keeps the old one in that worker, which may yet see this task again.
+        task.id = this.#nextId++;
+        taken.push(task);
+      }
+    }
+    if (taken.length === 0) return;
+    this.#options.logger.debug({ event: "tasks_taken_back", count: taken.length }, "tasks sent ahead to a stalled worker go elsewhere");
+    this.#queue.unshift(...taken.sort((a, b) => a.id - b.id));
   }
 
   #anyRoom(): boolean {

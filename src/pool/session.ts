@@ -15,6 +15,8 @@
  * dispatch ─▶ FIFO + outbox ─(one message per turn)─▶ worker
  *   head runs ── watchdog (limit + grace) ── RSS watch
  *   replies [(id, Reply)…] ─▶ each settles the head in turn ─▶ next becomes head
+ *   stalled (pool) ─▶ takeBack: tasks not started leave (sent ones stay as
+ *                     ghosts, the worker told to skip them) to run elsewhere
  *   watchdog / RSS / cancel ─▶ abort serve task ─▶ tinypool kills the process
  *   process dies ─▶ head: timeout | memory | cancelled | crash; the rest never
  *                   started and go back to the pool's queue
@@ -47,6 +49,8 @@ export type PendingTask = {
   /** Which warm isolate the task wants, for affinity. */
   key: string;
   settle: (outcome: PoolOutcome) => void;
+  /** Taken back to run elsewhere (see takeBack): kept only to keep the FIFO in step with the worker's. */
+  ghost?: true;
 };
 
 export type SessionHooks = {
@@ -144,6 +148,35 @@ export class WorkerSession {
     // Not started yet: the worker answers it without running it, so the
     // calls sent ahead behind it do not wait for its whole run.
     this.#send?.({ corral: 1, cancel: pending.id });
+  }
+
+  /**
+   * Takes back the tasks sent ahead that have not started (all but the
+   * running one), for the pool to run elsewhere while this worker is stuck
+   * on a slow task. One still in this turn's outbox simply leaves it. One
+   * already sent stays in the FIFO as a ghost, so that the head is still the
+   * running task, and the worker is told to skip it; its reply (the skip, or
+   * its result should the worker have started it first) is ignored.
+   */
+  takeBack(): PendingTask[] {
+    if (this.#ended || this.#stop !== undefined) return [];
+    const taken: PendingTask[] = [];
+    const cancels: number[] = [];
+    for (let i = 1; i < this.#fifo.length; i++) {
+      const pending = this.#fifo[i] as PendingTask;
+      if (pending.ghost === true) continue;
+      taken.push(pending);
+      const unsent = this.#outbox.findIndex((entry) => entry.id === pending.id);
+      if (unsent >= 0) {
+        this.#outbox.splice(unsent, 1);
+        this.#fifo.splice(i--, 1);
+        continue;
+      }
+      this.#fifo[i] = { id: pending.id, task: pending.task, limits: pending.limits, key: pending.key, settle: () => undefined, ghost: true };
+      cancels.push(pending.id);
+    }
+    for (const id of cancels) this.#send?.({ corral: 1, cancel: id });
+    return taken;
   }
 
   kill(kind: PoolFailureKind, message: string): void {
@@ -246,9 +279,10 @@ export class WorkerSession {
     if (this.#ended) return;
     this.#ended = true;
     this.#clearHeadTimers();
-    const [head, ...orphans] = this.#fifo.splice(0);
+    const [head, ...rest] = this.#fifo.splice(0);
     if (head !== undefined) head.settle(await this.#outcomeOfEnd(error));
-    this.#hooks.ended(this, orphans);
+    // A ghost's task runs elsewhere already.
+    this.#hooks.ended(this, rest.filter((pending) => pending.ghost !== true));
   }
 
   async #outcomeOfEnd(error: unknown): Promise<PoolOutcome> {

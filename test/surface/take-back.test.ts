@@ -1,0 +1,60 @@
+/**
+ * Calls sent ahead to a worker whose running call turned slow are taken back
+ * and run by another worker: a quick tool that hangs once must not hold the
+ * calls queued behind it for its whole run. Each call is still recorded once.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { withHost } from "../helpers/host.js";
+
+// Synchronous work: the worker's thread is held while it spins, so only the host can move what waits behind it.
+const FLIP = `import { defineTool } from "corral";
+import { z } from "zod";
+// Each isolate numbers its runs: a run nobody saw (a call run twice) leaves a gap.
+const isolate = Math.random();
+let runs = 0;
+export default defineTool({
+  name: "flip", description: "answers at once, or spins for ms", input: z.object({ ms: z.number() }), effects: [],
+  limits: { timeoutMs: 10000 },
+  run: ({ ms }) => { runs += 1; const start = Date.now(); while (Date.now() - start < ms) {} return { end: Date.now(), isolate, runs }; },
+});
+`;
+
+type Flip = { end: number; isolate: number; runs: number };
+const flipOf = (result: { ok: boolean; structured?: unknown }): Flip => (result.ok ? (result.structured as Flip) : { end: Number.NaN, isolate: Number.NaN, runs: Number.NaN });
+const endOf = (result: { ok: boolean; structured?: unknown }) => flipOf(result).end;
+
+describe("taking back calls from a stalled worker", { timeout: 120_000 }, () => {
+  it("calls queued behind a quick tool's one slow call end before it, elsewhere, run once and are recorded once", async () => {
+    await withHost(
+      async (host) => {
+        assert.ok((await host.load({ source: "agent:flip", code: FLIP })).ok);
+        // Quick many times in a row: its calls are now sent many deep to its home worker.
+        const warm = [];
+        for (let i = 0; i < 12; i++) warm.push(await host.call("flip", { ms: 0 }));
+        // The slow one first, then quick ones in the same turn: most are sent ahead behind it.
+        const slow = host.call("flip", { ms: 1500 });
+        const quick = Array.from({ length: 10 }, () => host.call("flip", { ms: 0 }));
+        const quickResults = await Promise.all(quick);
+        const slowResult = await slow;
+        assert.ok(slowResult.ok, JSON.stringify(slowResult));
+        assert.ok([...warm, ...quickResults].every((result) => result.ok), JSON.stringify(quickResults));
+        const slowEnd = endOf(slowResult);
+        for (const result of quickResults) assert.ok(endOf(result) < slowEnd, `a quick call ended at ${endOf(result)}, the slow one at ${slowEnd}`);
+        // The stalled worker skipped the calls taken from it: in every isolate, each run was someone's answer.
+        const after = [];
+        for (let i = 0; i < 5; i++) after.push(await host.call("flip", { ms: 0 }));
+        const runsByIsolate = new Map<number, number[]>();
+        for (const { isolate, runs } of [...warm, slowResult, ...quickResults, ...after].map(flipOf)) runsByIsolate.set(isolate, [...(runsByIsolate.get(isolate) ?? []), runs]);
+        for (const runs of runsByIsolate.values()) {
+          const seen = runs.sort((a, b) => a - b);
+          assert.deepEqual(seen, seen.map((_, i) => i + 1), `runs of one isolate: ${seen.join(", ")}`);
+        }
+        const row = (await host.audit()).find((r) => r.source === "agent:flip");
+        assert.equal(row?.totals.calls, 12 + 1 + 10 + 5);
+        assert.equal(row?.totals.outcomes.ok, 28);
+      },
+      { workers: 2 },
+    );
+  });
+});
