@@ -227,14 +227,15 @@ export class SandboxPool {
       for (const task of session.takeBack() as Queued[]) {
         this.#router.settled(session, task.key, task.task.type === "call", task.mayBeSlow);
         delete task.session;
-        // A new id: its ghost keeps the old one in that worker, which may yet see this task again.
-        task.id = this.#nextId++;
         taken.push(task);
       }
     }
     if (taken.length === 0) return;
+    taken.sort((a, b) => a.id - b.id);
+    // New ids: each ghost keeps its old one in that worker, which may yet see the task again.
+    for (const task of taken) task.id = this.#nextId++;
     this.#options.logger.debug({ event: "tasks_taken_back", count: taken.length }, "tasks sent ahead to a stalled worker go elsewhere");
-    this.#queue.unshift(...taken.sort((a, b) => a.id - b.id));
+    this.#queue.unshift(...taken);
   }
 
   #anyRoom(): boolean {
