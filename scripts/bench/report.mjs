@@ -12,6 +12,13 @@ const int = (v) => (Number.isFinite(v) ? Math.round(v).toLocaleString("en-US") :
 const perCall = (totalUs, calls) => `${(totalUs / calls).toFixed(1)} µs`;
 const cpu = (usPerCall) => (Number.isFinite(usPerCall) ? `${Math.round(usPerCall)} µs` : "—");
 
+/** What the SQLite ledger adds to a warm call at p50 (default ledger against `store: false`); its records of ok calls are written behind the results. */
+function ledgerShare(deltaMs) {
+  return deltaMs > 0.01
+    ? `the SQLite ledger alone accounts for ${us(deltaMs)} of it (default ledger against \`store: false\`).`
+    : `the SQLite ledger adds nothing measurable at p50 (${us(deltaMs)} against \`store: false\`): an ok call's record commits after its result, while the next call is on its way.`;
+}
+
 function mdTable(header, rows) {
   const line = (cells) => `| ${cells.join(" | ")} |`;
   return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
@@ -244,7 +251,7 @@ One tool, loaded and warm in every worker; one call at a time. ${w.corral.n.toLo
 
 ${mdTable(["contender", "p50", "p99", "mean", "corral ÷ this, p50", "corral ÷ this, p99", "host CPU / call", "worker CPU / call"], warmRows(r))}
 
-"corral's worker alone" is corral's real worker entry (\`dist/sandbox/worker/entry.js\`) forked by the bench and sent corral's own messages over IPC: the difference between it and \`host.call\` is the host's share (call path, admission, pool, ledger, audit log, tinypool's channel). At p50 the host adds ${us(w.corral.p50 - w.corralWorker.p50)} to the worker's ${us(w.corralWorker.p50)}; the SQLite ledger alone accounts for ${us(w.corral.p50 - w.corralMemoryLedger.p50)} of it (default ledger against \`store: false\`). The worker alone takes ${ratio(w.corralWorker.p50, w.naive.p50)} the naive pool's p50.${w.ipcFloor === undefined ? "" : ` The raw IPC round trip (a forked child echoing corral's call message, nothing else) is the floor for every contender with a worker process: ${us(w.ipcFloor.p50)} at p50 on this machine; the naive pool's p50 is ${ratio(w.naive.p50, w.ipcFloor.p50)} that, corral's ${ratio(w.corral.p50, w.ipcFloor.p50)}.`}`);
+"corral's worker alone" is corral's real worker entry (\`dist/sandbox/worker/entry.js\`) forked by the bench and sent corral's own messages over IPC: the difference between it and \`host.call\` is the host's share (call path, admission, pool, ledger, audit log, tinypool's channel). At p50 the host adds ${us(w.corral.p50 - w.corralWorker.p50)} to the worker's ${us(w.corralWorker.p50)}; ${ledgerShare(w.corral.p50 - w.corralMemoryLedger.p50)} The worker alone takes ${ratio(w.corralWorker.p50, w.naive.p50)} the naive pool's p50.${w.ipcFloor === undefined ? "" : ` The raw IPC round trip (a forked child echoing corral's call message, nothing else) is the floor for every contender with a worker process: ${us(w.ipcFloor.p50)} at p50 on this machine; the naive pool's p50 is ${ratio(w.naive.p50, w.ipcFloor.p50)} that, corral's ${ratio(w.corral.p50, w.ipcFloor.p50)}.`}`);
 
   sections.push(`### Sporadic calls
 
