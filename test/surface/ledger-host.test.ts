@@ -6,8 +6,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { setImmediate as nextTurn } from "node:timers/promises";
-import { outcomeOf, SqliteLedgerStore, type Host, type HostEvent } from "../../src/index.js";
+import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
+import { Ledger, outcomeOf, SqliteLedgerStore, type Host, type HostEvent } from "../../src/index.js";
 import { tempDir, toolSource, withHost } from "../helpers/host.js";
 
 const looping = (name: string) => toolSource({ name, extra: "limits: { timeoutMs: 200 },", run: "for (;;) {}" });
@@ -163,6 +163,35 @@ describe("the ledger through the host", { timeout: 180_000 }, () => {
         await elsewhere.close();
         dir.remove();
       }
+    }
+  });
+
+  it("a quarantine or a release made by another process on the same file counts for the host's next call", async () => {
+    const dir = tempDir();
+    const path = join(dir.path, "ledger.db");
+    // The operator's CLI: another connection to the file.
+    const operator = new Ledger({ store: path });
+    try {
+      await withHost(
+        async (host) => {
+          await host.load({ source: "agent:fine", code: toolSource({ name: "fine", run: "return 'fine';" }) });
+          assert.equal(outcomeOf(await host.call("fine", {})), "ok");
+          // The call's record commits first (it would otherwise read the operator's change and tell the host).
+          await nextTurn();
+          await operator.quarantine("agent:fine", { reason: "under review", actor: "ops" });
+          // The host reads the file's change counter at most once a millisecond.
+          await sleep(2);
+          assert.equal(outcomeOf(await host.call("fine", {})), "quarantined");
+          await nextTurn();
+          await operator.release("agent:fine", { actor: "ops" });
+          await sleep(2);
+          assert.equal(outcomeOf(await host.call("fine", {})), "ok");
+        },
+        { ledger: { store: path } },
+      );
+    } finally {
+      await operator.close();
+      dir.remove();
     }
   });
 });
