@@ -24,6 +24,16 @@ type Flip = { end: number; isolate: number; runs: number };
 const flipOf = (result: { ok: boolean; structured?: unknown }): Flip => (result.ok ? (result.structured as Flip) : { end: Number.NaN, isolate: Number.NaN, runs: Number.NaN });
 const endOf = (result: { ok: boolean; structured?: unknown }) => flipOf(result).end;
 
+/** In every isolate seen, the runs answered are 1..n: no run went unanswered (a call run twice, or a task run for nobody). */
+function assertEveryRunAnswered(results: { ok: boolean; structured?: unknown }[]): void {
+  const runsByIsolate = new Map<number, number[]>();
+  for (const { isolate, runs } of results.filter((result) => result.ok).map(flipOf)) runsByIsolate.set(isolate, [...(runsByIsolate.get(isolate) ?? []), runs]);
+  for (const runs of runsByIsolate.values()) {
+    const seen = runs.sort((a, b) => a - b);
+    assert.deepEqual(seen, seen.map((_, i) => i + 1), `runs of one isolate: ${seen.join(", ")}`);
+  }
+}
+
 describe("taking back calls from a stalled worker", { timeout: 120_000 }, () => {
   it("calls queued behind a quick tool's one slow call end before it, elsewhere, run once and are recorded once", async () => {
     await withHost(
@@ -44,15 +54,39 @@ describe("taking back calls from a stalled worker", { timeout: 120_000 }, () => 
         // The stalled worker skipped the calls taken from it: in every isolate, each run was someone's answer.
         const after = [];
         for (let i = 0; i < 5; i++) after.push(await host.call("flip", { ms: 0 }));
-        const runsByIsolate = new Map<number, number[]>();
-        for (const { isolate, runs } of [...warm, slowResult, ...quickResults, ...after].map(flipOf)) runsByIsolate.set(isolate, [...(runsByIsolate.get(isolate) ?? []), runs]);
-        for (const runs of runsByIsolate.values()) {
-          const seen = runs.sort((a, b) => a - b);
-          assert.deepEqual(seen, seen.map((_, i) => i + 1), `runs of one isolate: ${seen.join(", ")}`);
-        }
+        assertEveryRunAnswered([...warm, slowResult, ...quickResults, ...after]);
         const row = (await host.audit()).find((r) => r.source === "agent:flip");
         assert.equal(row?.totals.calls, 12 + 1 + 10 + 5);
         assert.equal(row?.totals.outcomes.ok, 28);
+      },
+      { workers: 2 },
+    );
+  });
+
+  it("a stalled worker killed after its calls were taken back: each of them answers once, from elsewhere", async () => {
+    await withHost(
+      async (host) => {
+        assert.ok((await host.load({ source: "agent:flip", code: FLIP })).ok);
+        const warm = [];
+        for (let i = 0; i < 12; i++) warm.push(await host.call("flip", { ms: 0 }));
+        const controller = new AbortController();
+        const slow = host.call("flip", { ms: 5000 }, { signal: controller.signal });
+        const quick = Array.from({ length: 10 }, () => host.call("flip", { ms: 0 }));
+        const quickResults = await Promise.all(quick);
+        // Cancelling the running call kills its worker; the ghosts left there are not orphans to run again.
+        controller.abort();
+        const slowResult = await slow;
+        assert.equal(slowResult.ok ? "ok" : slowResult.error.kind, "cancelled");
+        assert.ok(quickResults.every((result) => result.ok), JSON.stringify(quickResults));
+        const after = [];
+        for (let i = 0; i < 5; i++) after.push(await host.call("flip", { ms: 0 }));
+        assert.ok(after.every((result) => result.ok), "the pool serves on");
+        // The killed worker's isolate is gone; in the others, nothing ran that nobody was answered.
+        assertEveryRunAnswered([...warm, ...quickResults, ...after]);
+        const row = (await host.audit()).find((r) => r.source === "agent:flip");
+        assert.equal(row?.totals.calls, 12 + 1 + 10 + 5);
+        assert.equal(row?.totals.outcomes.ok, 27);
+        assert.equal(row?.totals.outcomes.cancelled, 1);
       },
       { workers: 2 },
     );
