@@ -5,6 +5,7 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import type { Host } from "../../src/index.js";
 import { withHost } from "../helpers/host.js";
 
 // Synchronous work: the worker's thread is held while it spins, so only the host can move what waits behind it.
@@ -34,26 +35,42 @@ function assertEveryRunAnswered(results: { ok: boolean; structured?: unknown }[]
   }
 }
 
+type Result = Awaited<ReturnType<Host["call"]>>;
+
+/**
+ * Loads flip, calls it quick 12 times in a row (its calls are then sent many
+ * deep to its home worker), then one slow call and, in the same turn, 10 quick
+ * ones: most are sent ahead behind the slow one.
+ */
+async function slowAmongQuick(host: Host, slowMs: number, signal?: AbortSignal): Promise<{ warm: Result[]; slow: Promise<Result>; quick: Result[] }> {
+  assert.ok((await host.load({ source: "agent:flip", code: FLIP })).ok);
+  const warm: Result[] = [];
+  for (let i = 0; i < 12; i++) warm.push(await host.call("flip", { ms: 0 }));
+  const slow = host.call("flip", { ms: slowMs }, signal === undefined ? {} : { signal });
+  const quick = await Promise.all(Array.from({ length: 10 }, () => host.call("flip", { ms: 0 })));
+  assert.ok([...warm, ...quick].every((result) => result.ok), JSON.stringify(quick));
+  return { warm, slow, quick };
+}
+
+/** Five more calls, one at a time. */
+async function fiveMore(host: Host): Promise<Result[]> {
+  const after: Result[] = [];
+  for (let i = 0; i < 5; i++) after.push(await host.call("flip", { ms: 0 }));
+  assert.ok(after.every((result) => result.ok), "the pool serves on");
+  return after;
+}
+
 describe("taking back calls from a stalled worker", { timeout: 120_000 }, () => {
   it("calls queued behind a quick tool's one slow call end before it, elsewhere, run once and are recorded once", async () => {
     await withHost(
       async (host) => {
-        assert.ok((await host.load({ source: "agent:flip", code: FLIP })).ok);
-        // Quick many times in a row: its calls are now sent many deep to its home worker.
-        const warm = [];
-        for (let i = 0; i < 12; i++) warm.push(await host.call("flip", { ms: 0 }));
-        // The slow one first, then quick ones in the same turn: most are sent ahead behind it.
-        const slow = host.call("flip", { ms: 1500 });
-        const quick = Array.from({ length: 10 }, () => host.call("flip", { ms: 0 }));
-        const quickResults = await Promise.all(quick);
+        const { warm, slow, quick: quickResults } = await slowAmongQuick(host, 1500);
         const slowResult = await slow;
         assert.ok(slowResult.ok, JSON.stringify(slowResult));
-        assert.ok([...warm, ...quickResults].every((result) => result.ok), JSON.stringify(quickResults));
         const slowEnd = endOf(slowResult);
         for (const result of quickResults) assert.ok(endOf(result) < slowEnd, `a quick call ended at ${endOf(result)}, the slow one at ${slowEnd}`);
         // The stalled worker skipped the calls taken from it: in every isolate, each run was someone's answer.
-        const after = [];
-        for (let i = 0; i < 5; i++) after.push(await host.call("flip", { ms: 0 }));
+        const after = await fiveMore(host);
         assertEveryRunAnswered([...warm, slowResult, ...quickResults, ...after]);
         const row = (await host.audit()).find((r) => r.source === "agent:flip");
         assert.equal(row?.totals.calls, 12 + 1 + 10 + 5);
@@ -66,21 +83,13 @@ describe("taking back calls from a stalled worker", { timeout: 120_000 }, () => 
   it("a stalled worker killed after its calls were taken back: each of them answers once, from elsewhere", async () => {
     await withHost(
       async (host) => {
-        assert.ok((await host.load({ source: "agent:flip", code: FLIP })).ok);
-        const warm = [];
-        for (let i = 0; i < 12; i++) warm.push(await host.call("flip", { ms: 0 }));
         const controller = new AbortController();
-        const slow = host.call("flip", { ms: 5000 }, { signal: controller.signal });
-        const quick = Array.from({ length: 10 }, () => host.call("flip", { ms: 0 }));
-        const quickResults = await Promise.all(quick);
+        const { warm, slow, quick: quickResults } = await slowAmongQuick(host, 5000, controller.signal);
         // Cancelling the running call kills its worker; the ghosts left there are not orphans to run again.
         controller.abort();
         const slowResult = await slow;
         assert.equal(slowResult.ok ? "ok" : slowResult.error.kind, "cancelled");
-        assert.ok(quickResults.every((result) => result.ok), JSON.stringify(quickResults));
-        const after = [];
-        for (let i = 0; i < 5; i++) after.push(await host.call("flip", { ms: 0 }));
-        assert.ok(after.every((result) => result.ok), "the pool serves on");
+        const after = await fiveMore(host);
         // The killed worker's isolate is gone; in the others, nothing ran that nobody was answered.
         assertEveryRunAnswered([...warm, ...quickResults, ...after]);
         const row = (await host.audit()).find((r) => r.source === "agent:flip");
