@@ -13,7 +13,8 @@
  * Group commit: the commit, not the statements, is what a record costs
  * (one WAL frame write, ~0.1 ms on a small VM), and it blocks the event loop.
  * Records that arrive in the same turn of the event loop therefore share one
- * transaction, committed at setImmediate:
+ * transaction, committed at setImmediate, and a run of them that count alike
+ * (one tool, version and outcome, no strike) is counted with one statement:
  *
  * ```
  *  recordCall ─┐
@@ -174,7 +175,8 @@ export class SqliteLedgerStore implements LedgerStore {
       const first = (batch[start] as Pending).call;
       let end = start + 1;
       if (!isStrike(first.outcome)) while (end < batch.length && countsWith(first, (batch[end] as Pending).call)) end++;
-      applied.push(...this.#recordRun(batch.slice(start, end)));
+      // A loop, not a spread: a busy turn can hold more records than a call takes arguments.
+      for (const each of this.#recordRun(batch.slice(start, end))) applied.push(each);
       start = end;
     }
     return applied;
