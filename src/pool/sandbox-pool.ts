@@ -197,7 +197,7 @@ export class SandboxPool {
       next.mayBeSlow = this.#router.dispatched(session, next.key, isolate);
       session.dispatch(next);
     }
-    if ((this.#queue.length > 0 || this.#anySentAhead()) && this.#stallCheck === undefined && !this.#closed) {
+    if (this.#stallCheck === undefined && !this.#closed && (this.#queue.length > 0 || this.#anySentAhead())) {
       this.#stallCheck = setTimeout(() => {
         this.#stallCheck = undefined;
         this.#takeBackFromStalled();
@@ -218,10 +218,9 @@ export class SandboxPool {
    * hangs once would otherwise hold up to quickPipelineDepth - 1 calls).
    */
   #takeBackFromStalled(): void {
-    const taken: Queued[] = [];
-    const flowing = [...this.#sessions].filter((session) => session.ready && !this.#router.stalled(session));
     // With no other worker moving, the tasks would only queue again behind the same slow one.
-    if (flowing.length === 0) return;
+    if (![...this.#sessions].some((session) => session.ready && !this.#router.stalled(session))) return;
+    const taken: Queued[] = [];
     for (const session of this.#sessions) {
       if (session.load < 2 || !this.#router.stalled(session)) continue;
       for (const task of session.takeBack() as Queued[]) {
