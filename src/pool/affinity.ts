@@ -116,12 +116,12 @@ export class AffinityRouter<S extends RouteTarget> {
     // imbalance of many keys.
     const hot = (options.waiting ?? 1) + this.#running(home, key) >= 2;
     const idle = hot ? others.filter((session) => session.load === 0) : [];
-    const homeStalled = this.#stalled(home);
+    const homeStalled = this.stalled(home);
     if (hasRoom(home) && !homeStalled && idle.length === 0) return home;
-    const warm = leastLoaded(others.filter((session) => this.isWarm(session, key) && hasRoom(session) && !this.#stalled(session)));
+    const warm = leastLoaded(others.filter((session) => this.isWarm(session, key) && hasRoom(session) && !this.stalled(session)));
     if (warm !== undefined) return warm;
     if (idle.length > 0) return leastLoaded(idle);
-    if (homeStalled) return leastLoaded(others.filter((session) => hasRoom(session) && !this.#stalled(session)));
+    if (homeStalled) return leastLoaded(others.filter((session) => hasRoom(session) && !this.stalled(session)));
     return undefined;
   }
 
@@ -131,7 +131,7 @@ export class AffinityRouter<S extends RouteTarget> {
     let bestRank: number[] = [];
     for (const session of all) {
       if (!hasRoom(session)) continue;
-      const rank = [this.#stalled(session) ? 1 : 0, this.isWarm(session, key) ? 0 : 1, this.homeCount(session), session.load];
+      const rank = [this.stalled(session) ? 1 : 0, this.isWarm(session, key) ? 0 : 1, this.homeCount(session), session.load];
       if (best === undefined || lexLess(rank, bestRank)) {
         best = session;
         bestRank = rank;
@@ -232,10 +232,6 @@ export class AffinityRouter<S extends RouteTarget> {
 
   /** Its running task has run `stallMs` or more since the worker last answered anything. */
   stalled(session: S): boolean {
-    return this.#stalled(session);
-  }
-
-  #stalled(session: S): boolean {
     if (session.load === 0) return false;
     const since = this.#progressAt.get(session);
     return since !== undefined && this.#now() - since >= this.#options.stallMs;
