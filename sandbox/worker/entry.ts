@@ -33,7 +33,7 @@ import {
   type Task,
   type WorkerMessage,
 } from "../protocol.js";
-import { bundleCode } from "./bundle-store.js";
+import { bundleCode, receiveBundle } from "./bundle-store.js";
 import { IsolateCache } from "./isolate-cache.js";
 import { LoadFailure, ToolIsolate } from "./tool-isolate.js";
 
@@ -295,6 +295,7 @@ export default function serve(raw: unknown): Promise<never> {
     clearTimeout(refill);
     const receivedAt = performance.now();
     for (const { id, task } of parsed.data.tasks) {
+      receiveBundle(task.bundle);
       tasksInFlight++;
       queue = queue.then(() => run(id, task, receivedAt));
     }

@@ -12,7 +12,7 @@
  * stays safe: see `holdBack` in sandbox/worker/entry.ts.)
  *
  * ```
- * dispatch ─▶ FIFO + outbox ─(one message per turn)─▶ worker
+ * dispatch ─▶ FIFO + outbox ─(one message per turn; inline code once)─▶ worker
  *   head runs ── watchdog (limit + grace) ── RSS watch
  *   replies [(id, Reply)…] ─▶ each settles the head in turn ─▶ next becomes head
  *   stalled (pool) ─▶ takeBack: tasks not started leave (sent ones stay as
@@ -27,6 +27,7 @@ import type { Logger } from "pino";
 import type Tinypool from "tinypool";
 import type { ChildProcess } from "node:child_process";
 import { WorkerMessage, type Reply, type ReplyEntry, type Task, type TaskEntry } from "../../sandbox/protocol.js";
+import { BundleWindow } from "../../sandbox/bundle-window.js";
 import { residentBytes } from "./process-memory.js";
 import { diedOfMemory, WorkerProcess } from "./worker-process.js";
 
@@ -69,6 +70,8 @@ export class WorkerSession {
   readonly #fifo: PendingTask[] = [];
   /** Dispatched in this turn of the event loop, not yet written: they leave as one message. */
   #outbox: TaskEntry[] = [];
+  /** The bundles whose code the worker holds (see sandbox/bundle-window.ts). */
+  readonly #bundlesSent = new BundleWindow<true>();
   #send: ((message: unknown) => void) | undefined;
   #worker: WorkerProcess | undefined;
   #ready = false;
@@ -116,7 +119,20 @@ export class WorkerSession {
     const tasks = this.#outbox;
     if (tasks.length === 0 || this.#ended) return;
     this.#outbox = [];
-    this.#send?.({ corral: 1, tasks });
+    this.#send?.({ corral: 1, tasks: tasks.map((entry) => this.#onTheWire(entry)) });
+  }
+
+  /**
+   * A bundle's inline code goes only to a worker that lacks it: the worker
+   * keeps what it was sent in a window that this one mirrors (updated here,
+   * as the message leaves, so a task taken back unsent changes nothing).
+   * The task itself keeps its code, should it be run elsewhere after all.
+   */
+  #onTheWire(entry: TaskEntry): TaskEntry {
+    const { bundle } = entry.task;
+    if (bundle.code === undefined || this.#bundlesSent.admit(bundle.hash, true)) return entry;
+    const { code: _sent, ...withoutCode } = bundle;
+    return { id: entry.id, task: { ...entry.task, bundle: withoutCode } };
   }
 
   /**
