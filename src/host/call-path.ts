@@ -17,7 +17,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { CallLimits } from "../../sandbox/protocol.js";
 import type { EventHub } from "../events.js";
-import { askGate, decideEffects, type BeforeToolCall, type ResolvedEffectPolicy } from "../gate/index.js";
+import { askGate, decideEffects, type BeforeToolCall, type EffectDecision, type GateCall, type ResolvedEffectPolicy } from "../gate/index.js";
 import { isStrike, type Ledger } from "../ledger/index.js";
 import type { Admission, SandboxPool } from "../pool/index.js";
 import type { Catalog, CatalogEntry } from "../registry/index.js";
@@ -77,11 +77,7 @@ async function runEntry(deps: CallDeps, entry: CatalogEntry, input: unknown, opt
   if (decision === "deny") {
     return failure(info, "blocked", `"${entry.manifest.name}" declares effects the host's policy denies for ${entry.source}; it cannot run here`);
   }
-  const verdict = await askGate(
-    deps.gate,
-    { callId: info.callId, tool: entry.manifest.name, source: entry.source, input: JSON.parse(inputJson), effects: entry.manifest.effects, policy: decision },
-    { signal: options.signal },
-  );
+  const verdict = await askGate(deps.gate, gateCall(info, entry, inputJson, decision), { signal: options.signal });
   if (verdict.action === "block") return failure(info, "blocked", `the call was blocked: ${verdict.reason}`);
   if (options.signal?.aborted) return failure(info, "cancelled", "the call was cancelled before it started");
 
@@ -95,6 +91,26 @@ async function runEntry(deps: CallDeps, entry: CatalogEntry, input: unknown, opt
   } finally {
     admitted.release();
   }
+}
+
+/**
+ * What the gate sees. Its input is a copy made from the JSON the tool will
+ * get, and made only when the gate reads it: the default gate never does,
+ * and parsing a large input on every call would cost more than the call.
+ */
+function gateCall(info: CallInfo, entry: CatalogEntry, inputJson: string, policy: Exclude<EffectDecision, "deny">): GateCall {
+  let input: { value: unknown } | undefined;
+  return {
+    callId: info.callId,
+    tool: entry.manifest.name,
+    source: entry.source,
+    get input() {
+      input ??= { value: JSON.parse(inputJson) };
+      return input.value;
+    },
+    effects: entry.manifest.effects,
+    policy,
+  };
 }
 
 async function runSandboxed(deps: CallDeps, entry: CatalogEntry, inputJson: string, info: CallInfo, options: CallOptions): Promise<ToolResult> {

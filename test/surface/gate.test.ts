@@ -83,6 +83,40 @@ describe("the gate", { timeout: 120_000 }, () => {
       { beforeToolCall: (call) => (seen.push(call), { action: "allow" }) },
     );
   });
+
+  it("the gate's copy of the input is made when it reads it, once; the default gate never pays for one", async () => {
+    const input = { marker: "gate-input-copy-7f3a" };
+    const text = JSON.stringify(input);
+    /** How many times the host parsed exactly this input's JSON while `fn` ran. */
+    const parsesDuring = async (fn: () => Promise<void>): Promise<number> => {
+      const original = JSON.parse;
+      let count = 0;
+      JSON.parse = ((source: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) => {
+        if (source === text) count++;
+        return original(source, reviver);
+      }) as typeof JSON.parse;
+      try {
+        await fn();
+      } finally {
+        JSON.parse = original;
+      }
+      return count;
+    };
+    const callOnce = (options: Parameters<typeof withHost>[1]) =>
+      parsesDuring(() =>
+        withHost(async (host) => {
+          await host.load({ source: "agent:marker", code: toolSource({ name: "marker", input: "z.object({ marker: z.string() })", run: "return input.marker;" }) });
+          assert.equal(outcomeOf(await host.call("marker", input)), "ok");
+        }, options),
+      );
+    assert.equal(await callOnce({}), 0, "the default gate does not read the input");
+    assert.equal(await callOnce({ beforeToolCall: () => ({ action: "allow" }) }), 0, "a gate that does not read it");
+    const seen: unknown[] = [];
+    const read = await callOnce({ beforeToolCall: (call) => (seen.push(call.input, call.input), { action: "allow" }) });
+    assert.equal(read, 1, "read twice, parsed once");
+    assert.deepEqual(seen, [input, input]);
+    assert.notEqual(seen[0], input, "a copy, not the caller's object");
+  });
 });
 
 describe("the effect policy", { timeout: 120_000 }, () => {
