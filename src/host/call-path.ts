@@ -163,11 +163,12 @@ async function runBuiltin(
 async function finish(deps: CallDeps, result: ToolResult, entry: CatalogEntry | undefined, input: unknown): Promise<void> {
   const outcome = result.ok ? "ok" : result.error.kind;
   if (entry !== undefined) {
-    const recorded = record(deps, result, entry, outcome);
     // A strike is committed before its result returns (SECURITY.md, promise 5). By
     // default any other outcome is written behind: its record is queued now, in call
-    // order, and commits with the next group commit while the caller has its answer.
-    if (deps.commitBeforeResult === "all" || isStrike(outcome)) await recorded;
+    // order, and commits with a later group commit while the caller has its answer.
+    const waits = deps.commitBeforeResult === "all" || isStrike(outcome);
+    const recorded = record(deps, result, entry, outcome, !waits);
+    if (waits) await recorded;
   }
   deps.logger.info(
     {
@@ -188,7 +189,7 @@ async function finish(deps: CallDeps, result: ToolResult, entry: CatalogEntry | 
 }
 
 /** Queues the call's record at once (so records keep call order); settles once it has committed, never rejects. */
-function record(deps: CallDeps, result: ToolResult, entry: CatalogEntry, outcome: OutcomeKind): Promise<void> {
+function record(deps: CallDeps, result: ToolResult, entry: CatalogEntry, outcome: OutcomeKind, writeBehind: boolean): Promise<void> {
   // Ledger.record is async: a bad record or a closed ledger rejects, it never throws here.
   return deps.ledger
     .record({
@@ -201,7 +202,7 @@ function record(deps: CallDeps, result: ToolResult, entry: CatalogEntry, outcome
       cpuMs: result.metrics.cpuMs,
       heapBytes: result.metrics.heapBytes,
       ...(result.ok ? {} : { message: result.error.message }),
-    })
+    }, { writeBehind })
     .then(
       (applied) => deps.quarantine.learn(applied.state),
       // The ledger must not turn a finished call into a throw; say so loudly.

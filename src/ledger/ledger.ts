@@ -79,8 +79,13 @@ export class Ledger {
     return Math.floor(this.#options.now());
   }
 
-  /** Counts one finished call; committed before the promise settles. */
-  async record(input: CallInput): Promise<RecordResult> {
+  /**
+   * Counts one finished call; committed before the promise settles.
+   * `writeBehind`: the caller does not wait for it, so the store may hold it
+   * briefly to share one commit with the records after it (SQLite: up to
+   * COMMIT_BEHIND_MS); the promise then settles that much later.
+   */
+  async record(input: CallInput, options: { writeBehind?: boolean } = {}): Promise<RecordResult> {
     this.#assertAlive();
     const now = this.#now();
     const parsed = CallInput.safeParse(input);
@@ -93,6 +98,7 @@ export class Ledger {
     const { state, applied } = await this.#store.recordCall(call, {
       keepStrikes: this.#keepStrikes,
       decide: (current, strikeTimes) => afterCall(current, call, strikeTimes, now, policy),
+      behind: options.writeBehind === true,
     });
     const events = this.#announce(applied);
     const result: RecordResult = { strike: isStrike(call.outcome), state, events };

@@ -9,11 +9,12 @@ import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
 import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { LedgerUnavailableError } from "./errors.js";
 import { Ledger } from "./ledger.js";
-import { SqliteLedgerStore } from "./sqlite-store.js";
+import { COMMIT_BEHIND_MS, SqliteLedgerStore } from "./sqlite-store.js";
 import { runStoreSuite } from "./store.case.js";
 import { MINUTE_MS, makeCall, manualClock, tempDir, versionOf } from "./testing/fixtures.js";
 import type { CallRecord } from "./types.js";
@@ -120,6 +121,35 @@ describe("SqliteLedgerStore on disk", { timeout: 60_000 }, () => {
       assert.equal((await reopened.listSources())[0]?.tools[0]?.totals.calls, 2);
     } finally {
       await reopened.close();
+    }
+  });
+
+  it("holds records written behind up to COMMIT_BEHIND_MS to share a commit; a record someone waits for takes them along at the next turn", async () => {
+    const path = nextPath();
+    const store = new SqliteLedgerStore({ path });
+    // Another connection sees only what has been committed, as a CLI would.
+    const elsewhere = new SqliteLedgerStore({ path });
+    const committedCalls = async () => (await elsewhere.listSources()).reduce((sum, source) => sum + source.tools.reduce((n, tool) => n + tool.totals.calls, 0), 0);
+    const behind = { keepStrikes: 5, decide: () => null, behind: true };
+    try {
+      const first = [store.recordCall(makeCall({ callId: "b1" }), behind), store.recordCall(makeCall({ callId: "b2" }), behind)];
+      await nextTurn();
+      assert.equal(await committedCalls(), 0, "records written behind wait past the turn");
+      // The store's timer was set first and is shorter: it fires before this one.
+      await sleep(COMMIT_BEHIND_MS + 5);
+      assert.equal(await committedCalls(), 2);
+      assert.equal((await Promise.all(first)).length, 2);
+
+      const later = [store.recordCall(makeCall({ callId: "b3" }), behind), store.recordCall(makeCall({ outcome: "crash", callId: "s1" }), { keepStrikes: 5, decide: () => null })];
+      await nextTurn();
+      assert.equal(await committedCalls(), 4, "the strike's commit took the record before it along, in order");
+      const [, strike] = await Promise.all(later);
+      assert.ok(strike !== undefined);
+      const tools = (await elsewhere.listSources())[0]?.tools ?? [];
+      assert.equal(tools.reduce((n, tool) => n + tool.totals.strikes, 0), 1);
+    } finally {
+      await store.close();
+      await elsewhere.close();
     }
   });
 

@@ -31,6 +31,12 @@ export type RecordOptions = {
   /** How many of a source's latest strikes to keep (with their messages); older ones are dropped. */
   keepStrikes: number;
   decide: DecideAfterCall;
+  /**
+   * Nobody waits for this record: it may wait (up to COMMIT_BEHIND_MS in the
+   * SQLite store) to share a commit with the records after it. Its promise
+   * still settles only once it has committed. A store may ignore it.
+   */
+  behind?: boolean;
 };
 
 /** The state after a write, and the change that write made, if any. */

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
 import { Ledger, outcomeOf, SqliteLedgerStore, type Host, type HostEvent } from "../../src/index.js";
 import { tempDir, toolSource, withHost } from "../helpers/host.js";
+import { COMMIT_BEHIND_MS } from "../../src/ledger/sqlite-store.js";
 
 const looping = (name: string) => toolSource({ name, extra: "limits: { timeoutMs: 200 },", run: "for (;;) {}" });
 
@@ -152,10 +153,14 @@ describe("the ledger through the host", { timeout: 180_000 }, () => {
             assert.deepEqual(await committedWhenAnswered(host, "spin", "agent:loops", elsewhere), { outcome: "timeout", committed: 1 }, commitBeforeResult);
             const fine = await committedWhenAnswered(host, "fine", "agent:fine", elsewhere);
             assert.deepEqual(fine, { outcome: "ok", committed: commitBeforeResult === "all" ? 1 : 0 }, commitBeforeResult);
-            // Written behind, it commits at the next turn; the host's own reads see it at once.
+            // Written behind, it commits within COMMIT_BEHIND_MS, or before any other
+            // operation of the host's ledger: the host's own reads see it at once.
             assert.equal((await host.audit()).find((row) => row.source === "agent:fine")?.totals.calls, 1);
-            await nextTurn();
             assert.equal((await elsewhere.readSource("agent:fine", { events: 0, strikes: 0 }))?.tools[0]?.totals.calls, 1);
+            // Left alone, a record written behind commits when its time is up.
+            assert.equal(outcomeOf(await host.call("fine", {})), "ok");
+            await sleep(COMMIT_BEHIND_MS + 5);
+            assert.equal((await elsewhere.readSource("agent:fine", { events: 0, strikes: 0 }))?.tools[0]?.totals.calls, 2);
           },
           { ledger: { store: path }, commitBeforeResult },
         );
@@ -177,12 +182,12 @@ describe("the ledger through the host", { timeout: 180_000 }, () => {
           await host.load({ source: "agent:fine", code: toolSource({ name: "fine", run: "return 'fine';" }) });
           assert.equal(outcomeOf(await host.call("fine", {})), "ok");
           // The call's record commits first (it would otherwise read the operator's change and tell the host).
-          await nextTurn();
+          await sleep(COMMIT_BEHIND_MS + 5);
           await operator.quarantine("agent:fine", { reason: "under review", actor: "ops" });
           // The host reads the file's change counter at most once a millisecond.
           await sleep(2);
           assert.equal(outcomeOf(await host.call("fine", {})), "quarantined");
-          await nextTurn();
+          await sleep(COMMIT_BEHIND_MS + 5);
           await operator.release("agent:fine", { actor: "ops" });
           await sleep(2);
           assert.equal(outcomeOf(await host.call("fine", {})), "ok");

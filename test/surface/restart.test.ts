@@ -72,10 +72,10 @@ describe("restart after SIGKILL", { timeout: 180_000 }, () => {
     await killMidRunAndCheck("all", 0);
   });
 
-  it("keeps every strike and the quarantine, and all but the calls of the last turn, when other records are written behind", async () => {
-    // Records written behind commit at the end of the event-loop turn that answered their calls. In this
-    // loop one turn answers at most two: a steady call (from the worker) and the quarantined spin call after
-    // it, refused by the host without leaving that turn.
+  it("keeps every strike and the quarantine, and all but the last calls, when other records are written behind", async () => {
+    // Records written behind commit within COMMIT_BEHIND_MS of their call's answer. The loop waits three
+    // times that after each call, so only the last reported call's record can be lost; 2 leaves room for the
+    // call after it, answered between the last line the parent read and the kill.
     await killMidRunAndCheck("strikes", 2);
   });
 });
