@@ -74,9 +74,9 @@ export const HOST_DEFAULTS = {
   /**
    * Which calls' ledger records commit before the call's result returns.
    * "strikes": timeouts, memory and crashes; every other record is written
-   * behind, within COMMIT_BEHIND_MS (10 ms) and sharing one commit with the
+   * behind, within COMMIT_BEHIND_MS (20 ms) and sharing one commit with the
    * records after it (a SIGKILL of the host can lose the counts of the calls
-   * answered in its last 10 ms).
+   * answered in its last 20 ms).
    * "all": every call waits for its commit (~0.1-0.2 ms a call).
    * @default "strikes"
    */

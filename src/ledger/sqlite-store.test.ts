@@ -124,7 +124,7 @@ describe("SqliteLedgerStore on disk", { timeout: 60_000 }, () => {
     }
   });
 
-  it("holds records written behind up to COMMIT_BEHIND_MS to share a commit; a record someone waits for takes them along at the next turn", async () => {
+  it("holds records written behind to share a commit: until a later record's turn once half the window is gone, or COMMIT_BEHIND_MS; a record someone waits for takes them along at the next turn", async () => {
     const path = nextPath();
     const store = new SqliteLedgerStore({ path });
     // Another connection sees only what has been committed, as a CLI would.
@@ -140,9 +140,18 @@ describe("SqliteLedgerStore on disk", { timeout: 60_000 }, () => {
       assert.equal(await committedCalls(), 2);
       assert.equal((await Promise.all(first)).length, 2);
 
+      // A record that comes when the oldest waiting is half the window old takes them all along at its turn.
+      const aged = [store.recordCall(makeCall({ callId: "a1" }), behind)];
+      await sleep(COMMIT_BEHIND_MS / 2 + 2);
+      assert.equal(await committedCalls(), 2, "the window's timer has not fired yet");
+      aged.push(store.recordCall(makeCall({ callId: "a2" }), behind));
+      await nextTurn();
+      assert.equal(await committedCalls(), 4, "the second record's turn committed both");
+      await Promise.all(aged);
+
       const later = [store.recordCall(makeCall({ callId: "b3" }), behind), store.recordCall(makeCall({ outcome: "crash", callId: "s1" }), { keepStrikes: 5, decide: () => null })];
       await nextTurn();
-      assert.equal(await committedCalls(), 4, "the strike's commit took the record before it along, in order");
+      assert.equal(await committedCalls(), 6, "the strike's commit took the record before it along, in order");
       const [, strike] = await Promise.all(later);
       assert.ok(strike !== undefined);
       const tools = (await elsewhere.listSources())[0]?.tools ?? [];

@@ -16,14 +16,16 @@
  * transaction, committed at setImmediate, and a run of them that count alike
  * (one tool, version and outcome, no strike) is counted with one statement.
  * A record nobody waits for (`behind`: the host's calls that are not strikes)
- * waits up to COMMIT_BEHIND_MS for others to share its commit: one call at a
- * time then costs the host a commit per ~10 ms, not per call.
+ * waits for others to share its commit: the turn of a record that comes
+ * SHARE_COMMIT_MS or more after it commits them all, or a timer at
+ * COMMIT_BEHIND_MS does. One call at a time then costs the host a commit per
+ * ~10 ms, not per call.
  *
  * ```
  *  recordCall ─┐
  *  recordCall ─┼─▶ #pending ──setImmediate──▶ BEGIN IMMEDIATE; each record
- *  recordCall ─┘   (all behind: a timer of    in order, decide() on the state
- *                   COMMIT_BEHIND_MS)         the previous one left; COMMIT
+ *  recordCall ─┘   (all behind and young:     in order, decide() on the state
+ *                   COMMIT_BEHIND_MS timer)   the previous one left; COMMIT
  *                                             ──▶ settle every promise
  *  any other method ──▶ commits #pending first, so operations keep their order
  * ```
@@ -72,8 +74,15 @@ export const SqliteStoreOptions = z.strictObject({
 });
 export type SqliteStoreOptions = z.input<typeof SqliteStoreOptions>;
 
-/** How long a record nobody waits for may wait to share its commit. */
-export const COMMIT_BEHIND_MS = 10;
+/** The longest a record nobody waits for waits to share its commit. */
+export const COMMIT_BEHIND_MS = 20;
+/**
+ * Once the oldest record waiting behind is this old, the next record's turn
+ * commits them all. That turn is the one that answered a call: its commit
+ * runs while the caller's next call is on its way to a worker, not when a
+ * timer happens to fire, perhaps as a reply comes in.
+ */
+const SHARE_COMMIT_MS = COMMIT_BEHIND_MS / 2;
 /** Records waiting behind past which they commit at the next turn anyway. */
 const MAX_BEHIND_RECORDS = 512;
 
@@ -93,8 +102,10 @@ export class SqliteLedgerStore implements LedgerStore {
   #pending: Pending[] = [];
   /** A commit is due at the next turn of the event loop. */
   #commitSoon = false;
-  /** Set while only records written behind wait. */
+  /** Set while only records written behind wait: the latest their commit may come. */
   #commitBehind: NodeJS.Timeout | undefined;
+  /** When the oldest record waiting behind arrived (performance.now()). */
+  #behindSince: number | undefined;
   #dataVersion: Database.Statement<[], number> | undefined;
   #closed = false;
   /** Started at the first commit of records: a store that only reads needs none. */
@@ -154,7 +165,9 @@ export class SqliteLedgerStore implements LedgerStore {
     if (this.#closed) return Promise.reject(new LedgerClosedError("the SQLite ledger store"));
     return new Promise((resolve, reject) => {
       this.#pending.push({ call, options, resolve, reject });
-      if (options.behind === true && this.#pending.length < MAX_BEHIND_RECORDS) {
+      const now = performance.now();
+      this.#behindSince ??= now;
+      if (options.behind === true && this.#pending.length < MAX_BEHIND_RECORDS && now - this.#behindSince < SHARE_COMMIT_MS) {
         this.#commitBehind ??= setTimeout(() => this.#commitPending(), COMMIT_BEHIND_MS);
       } else if (!this.#commitSoon) {
         this.#commitSoon = true;
@@ -168,6 +181,7 @@ export class SqliteLedgerStore implements LedgerStore {
     this.#commitSoon = false;
     clearTimeout(this.#commitBehind);
     this.#commitBehind = undefined;
+    this.#behindSince = undefined;
     const batch = this.#pending;
     if (batch.length === 0) return;
     this.#pending = [];
