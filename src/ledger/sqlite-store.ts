@@ -104,7 +104,7 @@ export class SqliteLedgerStore implements LedgerStore {
   #commitSoon = false;
   /** Set while only records written behind wait: the latest their commit may come. */
   #commitBehind: NodeJS.Timeout | undefined;
-  /** When the oldest record waiting behind arrived (performance.now()). */
+  /** When the oldest record now waiting arrived (performance.now()). */
   #behindSince: number | undefined;
   #dataVersion: Database.Statement<[], number> | undefined;
   #closed = false;
