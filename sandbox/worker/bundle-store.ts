@@ -12,8 +12,8 @@ import { readFileSync } from "node:fs";
 import type { BundleRef } from "../protocol.js";
 import { BundleWindow } from "../bundle-window.js";
 
-const MAX_BUNDLES_FROM_DISK = 256;
-const fromDisk = new Map<string, string>();
+/** Bundles read from the host's cache folder, kept by the same rule as inline ones. */
+const fromDisk = new BundleWindow<string>(256);
 /** Inline code as received; `matches` is false when its sha256 is not its hash (the run then fails). */
 const received = new BundleWindow<{ code: string; matches: boolean }>();
 
@@ -43,8 +43,7 @@ export function bundleCode(ref: BundleRef): string {
   if (ref.path === undefined) throw new Error(`bundle ${ref.hash.slice(0, 12)} is unknown to this worker and came without code`);
   const code = readFileSync(ref.path, "utf8");
   if (sha256(code) !== ref.hash) throw mismatch(ref.hash, code);
-  if (fromDisk.size >= MAX_BUNDLES_FROM_DISK) fromDisk.delete(fromDisk.keys().next().value as string);
-  fromDisk.set(ref.hash, code);
+  fromDisk.admit(ref.hash, code);
   return code;
 }
 
