@@ -52,6 +52,25 @@ describe("AffinityRouter", { timeout: 60_000 }, () => {
     }
   });
 
+  it("a tie in homes goes to the worker that least recently became a home: a home nobody calls cannot make the other worker thrash", () => {
+    const { router, a, b, send, reply } = setUp();
+    // a is home to k1 and k2; b to "stale" (never called again) and k3.
+    for (const [key, session] of [["k1", a], ["stale", b], ["k2", a], ["k3", b]] as const) {
+      assert.equal(send(key), session, `${key} placed as planned`);
+      reply(session, key);
+    }
+    // A new key, two homes each: a became a home less recently than b, so a
+    // takes it, and its cache (two isolates) drops k1.
+    assert.equal(send("k4"), a);
+    reply(a, "k4", { evicted: ["k1"] });
+    assert.equal(router.home("k1"), undefined);
+    assert.equal(router.homeCount(a), router.homeCount(b));
+    // k1 again, two homes each: a took the last key, so b, whose cache then
+    // drops "stale" rather than a key that is called (always the first
+    // worker would have a evict k2 for k1, then k4 for k2, and so on).
+    assert.equal(send("k1"), b);
+  });
+
   it("sends ahead to a busy home while no other worker is idle, and makes a key wait when its home is full", () => {
     const { router, a, b, send } = setUp();
     send("ka");

@@ -16,8 +16,14 @@
  *            ├ key hot, another worker idle ───────────────▶ spill there
  *            ├ home stalled: any worker with room, not stalled ▶ spill there
  *            └ otherwise ─────────────────────────────────▶ wait (stays queued)
- * no home ─▶ a worker with room: not stalled, warm, fewest homes, least load
+ * no home ─▶ a worker with room: not stalled, warm, fewest homes, least load,
+ *            then the one that least recently became a home
  * ```
+ *
+ * The last rule breaks ties between workers with as many homes: always the
+ * first would make one worker take every new key while another holds a
+ * home nobody calls any more, evicting its own keys in turn, forever (a home
+ * counts until its key is evicted). Turns keep the moves to one or two.
  *
  * A key is *hot* when, with this task, two or more of its tasks are queued
  * or sent to its home and unanswered: two calls of one tool at once should
@@ -79,6 +85,9 @@ export class AffinityRouter<S extends RouteTarget> {
   readonly #quickStreak = new Map<string, number>();
   /** Tasks sent to each session and not settled that may be slow (loads, calls of keys not known quick). */
   readonly #mayBeSlow = new Map<S, number>();
+  /** When each session last became a key's home, as a count of homes made. */
+  readonly #homedAt = new Map<S, number>();
+  #homesMade = 0;
 
   constructor(options: RouterOptions) {
     this.#options = options;
@@ -125,13 +134,19 @@ export class AffinityRouter<S extends RouteTarget> {
     return undefined;
   }
 
-  /** No home: a worker with room, not stalled, warm for the key, fewest homes, least loaded. */
+  /** No home: a worker with room, not stalled, warm for the key, fewest homes, least loaded, least recently a new home. */
   #pickNew(all: S[], key: string, hasRoom: (session: S) => boolean): S | undefined {
     let best: S | undefined;
     let bestRank: number[] = [];
     for (const session of all) {
       if (!hasRoom(session)) continue;
-      const rank = [this.stalled(session) ? 1 : 0, this.isWarm(session, key) ? 0 : 1, this.homeCount(session), session.load];
+      const rank = [
+        this.stalled(session) ? 1 : 0,
+        this.isWarm(session, key) ? 0 : 1,
+        this.homeCount(session),
+        session.load,
+        this.#homedAt.get(session) ?? 0,
+      ];
       if (best === undefined || lexLess(rank, bestRank)) {
         best = session;
         bestRank = rank;
@@ -205,6 +220,7 @@ export class AffinityRouter<S extends RouteTarget> {
     this.#progressAt.delete(session);
     this.#sent.delete(session);
     this.#mayBeSlow.delete(session);
+    this.#homedAt.delete(session);
   }
 
   #warmed(session: S, key: string): void {
@@ -214,6 +230,7 @@ export class AffinityRouter<S extends RouteTarget> {
     if (!this.#homes.has(key)) {
       this.#homes.set(key, session);
       this.#homeCount.set(session, this.homeCount(session) + 1);
+      this.#homedAt.set(session, ++this.#homesMade);
     }
   }
 

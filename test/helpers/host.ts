@@ -48,6 +48,33 @@ export async function withHost<T>(fn: (host: Host) => Promise<T>, options: HostO
   }
 }
 
+/**
+ * Bursts of calls of a tool of its own (named `tool`, answering the id of
+ * the isolate that ran it) until they run in two isolates: both workers of a
+ * two-worker host have booted and serve. A burst may end before the second
+ * worker is up, and on a loaded machine that can take seconds. The tool
+ * stays loaded, and warm in both workers.
+ */
+export async function untilBothWorkersServe(host: Host, tool = "boot"): Promise<void> {
+  const loaded = await host.load({
+    source: `agent:${tool}`,
+    code: toolSource({ name: tool, run: "globalThis.isolateId ??= Math.random().toString(36).slice(2); return { isolate: globalThis.isolateId };" }),
+  });
+  assert.ok(loaded.ok, JSON.stringify(loaded));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const results = await Promise.all(Array.from({ length: 64 }, () => host.call(tool, {})));
+    assert.ok(
+      results.every((result) => result.ok),
+      JSON.stringify(results.find((result) => !result.ok)),
+    );
+    const seen = new Set(results.map((result) => (result.ok ? (result.structured as { isolate: string }).isolate : "")));
+    if (seen.size >= 2) return;
+    assert.ok(Date.now() < deadline, `after 60 s the calls of ${tool} still ran in one isolate: the second worker never served`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** Source text of a one-tool module, for agent-style loads. */
 export function toolSource(body: { name: string; run: string; input?: string; extra?: string; top?: string }): string {
   return `import { defineTool } from "corral";

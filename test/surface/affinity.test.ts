@@ -6,8 +6,8 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { outcomeOf, type Host, type ToolResult } from "../../src/index.js";
-import { toolSource, withHost } from "../helpers/host.js";
+import { outcomeOf, type ToolResult } from "../../src/index.js";
+import { toolSource, untilBothWorkersServe, withHost } from "../helpers/host.js";
 
 /** A tool that answers which isolate ran it (an id kept in its own globals) and when. */
 const markOf = (result: ToolResult): Mark => (result.ok ? (result.structured as Mark) : { isolate: "", at: Number.NaN });
@@ -16,24 +16,6 @@ const marked = (name: string) =>
   toolSource({ name, run: "globalThis.isolateId ??= Math.random().toString(36).slice(2); return { isolate: globalThis.isolateId, at: Date.now() };" });
 
 type Mark = { isolate: string; at: number };
-
-/**
- * Bursts of calls of a tool of its own until they run in two isolates: both
- * workers have booted and serve. A burst may end before the second worker
- * is up, and on a loaded machine that can take seconds.
- */
-async function untilBothWorkersServe(host: Host, tool = "boot"): Promise<void> {
-  await host.load({ source: `agent:${tool}`, code: marked(tool) });
-  const deadline = Date.now() + 60_000;
-  let seen = new Set<string>();
-  while (seen.size < 2) {
-    assert.ok(Date.now() < deadline, `after 60 s the calls of ${tool} still ran in ${seen.size} isolate(s)`);
-    const results = await Promise.all(Array.from({ length: 64 }, () => host.call(tool, {})));
-    assert.ok(results.every((r) => r.ok), JSON.stringify(results.find((r) => !r.ok)));
-    seen = new Set(results.map((r) => markOf(r).isolate));
-    if (seen.size < 2) await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe("affinity", { timeout: 180_000 }, () => {
   it("four tools on two workers that keep two warm isolates each: after the first rounds every call is warm", async () => {

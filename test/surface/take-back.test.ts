@@ -6,7 +6,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { Host } from "../../src/index.js";
-import { withHost } from "../helpers/host.js";
+import { untilBothWorkersServe, withHost } from "../helpers/host.js";
 
 // Synchronous work: the worker's thread is held while it spins, so only the host can move what waits behind it.
 const FLIP = `import { defineTool } from "corral";
@@ -43,6 +43,8 @@ type Result = Awaited<ReturnType<Host["call"]>>;
  * ones: most are sent ahead behind the slow one.
  */
 async function slowAmongQuick(host: Host, slowMs: number, signal?: AbortSignal): Promise<{ warm: Result[]; slow: Promise<Result>; quick: Result[] }> {
+  // The calls taken back need a second worker that serves.
+  await untilBothWorkersServe(host);
   assert.ok((await host.load({ source: "agent:flip", code: FLIP })).ok);
   const warm: Result[] = [];
   for (let i = 0; i < 12; i++) warm.push(await host.call("flip", { ms: 0 }));
