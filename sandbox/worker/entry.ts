@@ -34,6 +34,7 @@ import {
   type WorkerMessage,
 } from "../protocol.js";
 import { bundleCode, receiveBundle } from "./bundle-store.js";
+import { Cancellations } from "./cancellations.js";
 import { IsolateCache } from "./isolate-cache.js";
 import { LoadFailure, ToolIsolate } from "./tool-isolate.js";
 
@@ -253,7 +254,7 @@ export default function serve(raw: unknown): Promise<never> {
   let queue = Promise.resolve();
   // Tasks the host gave up on before they started: answered without running,
   // so the calls sent ahead behind them do not wait for them.
-  const dropped = new Set<number>();
+  const cancels = new Cancellations();
   // Whether the last task ran long enough for the host to have taken back the
   // tasks queued behind it (see takeBack in src/pool/session.ts).
   let lastWasSlow = false;
@@ -262,7 +263,7 @@ export default function serve(raw: unknown): Promise<never> {
     // that came meanwhile: after a slow one, let the event loop read the
     // host's cancels first, so a task run elsewhere by now is not run twice.
     if (lastWasSlow) await messagesRead();
-    const skip = dropped.delete(id);
+    const skip = cancels.starting(id);
     if (!skip && !holdBack(task)) flush();
     const started = performance.now();
     const reply = skip ? skipped(task) : await handle(task);
@@ -287,7 +288,7 @@ export default function serve(raw: unknown): Promise<never> {
     // Most messages are tasks: only one that names `cancel` is parsed as a cancel.
     if (typeof raw === "object" && raw !== null && "cancel" in raw) {
       const cancel = CancelMessage.safeParse(raw);
-      if (cancel.success) dropped.add(cancel.data.cancel);
+      if (cancel.success) cancels.cancel(cancel.data.cancel);
       return;
     }
     const parsed = HostMessage.safeParse(raw);
@@ -296,6 +297,7 @@ export default function serve(raw: unknown): Promise<never> {
     const receivedAt = performance.now();
     for (const { id, task } of parsed.data.tasks) {
       receiveBundle(task.bundle);
+      cancels.received(id);
       tasksInFlight++;
       queue = queue.then(() => run(id, task, receivedAt));
     }
