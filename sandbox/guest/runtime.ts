@@ -56,9 +56,10 @@ for (const name of I.ObjectKeys(timers.globals)) defineGlobal(name, (timers.glob
 defineGlobal("console", guestConsole.console);
 
 // zod would compile a parser for each object schema with `new Function` on
-// its first parse: in an isolate that lives for a few calls, that costs more
-// than it saves (~0.2 ms of every tool's first call, measured), and the
-// runtime then makes no code from strings. A tool may still turn it on.
+// its first parse: in a new isolate that costs more than it saves (~0.4 ms
+// of its first call and ~0.1 ms of its second, measured; warm calls took as
+// long either way), and the runtime then makes no code from strings. A tool
+// may still turn it on in its own isolate.
 zod.config({ jitless: true });
 
 const MODULES: Record<string, unknown> = I.ObjectCreate(null);
