@@ -63,7 +63,21 @@ export const CallTask = z.strictObject({
 });
 export type CallTask = z.infer<typeof CallTask>;
 
-export const Task = z.discriminatedUnion("type", [DescribeTask, CallTask]);
+/**
+ * Builds the isolate a call of `tool` under `limits` would use, runs
+ * nothing of the tool and keeps the isolate warm: sent when a load took its
+ * manifests from a cache (no describe built one), so the tool's first call
+ * finds its isolate as after a describe.
+ */
+export const WarmTask = z.strictObject({
+  type: z.literal("warm"),
+  bundle: BundleRef,
+  tool: z.string(),
+  limits: CallLimits,
+});
+export type WarmTask = z.infer<typeof WarmTask>;
+
+export const Task = z.discriminatedUnion("type", [DescribeTask, CallTask, WarmTask]);
 export type Task = z.infer<typeof Task>;
 
 export const Metrics = z.strictObject({
@@ -112,7 +126,18 @@ export const CallReply = z.strictObject({
 });
 export type CallReply = z.infer<typeof CallReply>;
 
-export const Reply = z.discriminatedUnion("type", [DescribeReply, CallReply]);
+export const WarmReply = z.strictObject({
+  type: z.literal("warm"),
+  end: RunEnd,
+  /** The isolate key now warm in this worker, when `end` is `completed`. */
+  kept: z.string().optional(),
+  message: z.string().optional(),
+  metrics: Metrics,
+  evicted: Evicted,
+});
+export type WarmReply = z.infer<typeof WarmReply>;
+
+export const Reply = z.discriminatedUnion("type", [DescribeReply, CallReply, WarmReply]);
 export type Reply = z.infer<typeof Reply>;
 
 // ---------------------------------------------------------------------------
@@ -123,6 +148,11 @@ export type Reply = z.infer<typeof Reply>;
 // the cost of a message (a write, a wake-up, a parse) is paid per batch.
 // tinypool keeps the lifecycle: it forks, kills and replaces the process,
 // and aborting the serve task is how the host kills a worker.
+
+/** Names one warm isolate, on both sides: the bundle, the memory limit, the tool. */
+export function isolateKey(bundleHash: string, memoryMb: number, tool: string): string {
+  return `${bundleHash}:${memoryMb}:${tool}`;
+}
 
 /**
  * A call that took at most this long (the worker's wall clock) is quick:

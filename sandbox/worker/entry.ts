@@ -31,7 +31,10 @@ import {
   type DescribeTask,
   type Reply,
   type Task,
+  type WarmReply,
+  type WarmTask,
   type WorkerMessage,
+  isolateKey,
 } from "../protocol.js";
 import { bundleCode, receiveBundle } from "./bundle-store.js";
 import { Cancellations } from "./cancellations.js";
@@ -129,16 +132,26 @@ function soleToolName(manifestsJson: string): string | undefined {
   }
 }
 
-/** The same key the host uses for affinity: bundle, memory limit, tool. */
-function isolateKey(hash: string, memoryMb: number, tool: string): string {
-  return `${hash}:${memoryMb}:${tool}`;
-}
 
 /** Whether `task` is a call of a warm isolate whose last call was quick. */
 function expectedQuick(task: Task): boolean {
   if (task.type !== "call") return false;
   const warm = cache.peek(isolateKey(task.bundle.hash, task.limits.memoryMb, task.tool));
   return warm !== undefined && warm.lastCallMs <= QUICK_CALL_MS;
+}
+
+/** Builds and keeps the isolate a call of the task's tool would use (nothing runs if it is warm already). */
+function warm(task: WarmTask): WarmReply {
+  const key = isolateKey(task.bundle.hash, task.limits.memoryMb, task.tool);
+  const metrics = { wallMs: 0, cpuMs: 0, heapBytes: 0 };
+  if (cache.peek(key) !== undefined) return { type: "warm", end: "completed", kept: key, metrics };
+  const started = performance.now();
+  const created = createIsolate(task);
+  if (created instanceof LoadFailure) return { type: "warm", end: created.end, message: created.message, metrics };
+  cache.keep(key, created);
+  const reply: WarmReply = { type: "warm", end: "completed", metrics: { ...metrics, wallMs: performance.now() - started, heapBytes: created.heapBytes } };
+  if (cache.peek(key) !== undefined) reply.kept = key;
+  return reply;
 }
 
 async function call(task: CallTask): Promise<CallReply> {
@@ -201,19 +214,23 @@ function messagesRead(): Promise<void> {
 
 async function handle(task: Task): Promise<Reply> {
   try {
-    return task.type === "describe" ? await describe(task) : await call(task);
+    if (task.type === "describe") return await describe(task);
+    return task.type === "call" ? await call(task) : warm(task);
   } catch (error) {
     // A failure of this worker's own code, not of the tool: report it as a crash.
-    const message = `the sandbox worker failed: ${error instanceof Error ? error.message : "unknown error"}`;
-    const metrics = { wallMs: 0, cpuMs: 0, heapBytes: 0 };
-    return task.type === "describe" ? { type: "describe", end: "crash", message, metrics } : { type: "call", end: "crash", message, metrics, warm: false };
+    return crashed(task, `the sandbox worker failed: ${error instanceof Error ? error.message : "unknown error"}`);
   }
 }
 
 function skipped(task: Task): Reply {
+  return crashed(task, "the call was cancelled before it started");
+}
+
+/** A reply of the task's own type that ran nothing: `crash`, with `message`. */
+function crashed(task: Task, message: string): Reply {
   const metrics = { wallMs: 0, cpuMs: 0, heapBytes: 0 };
-  const message = "the call was cancelled before it started";
-  return task.type === "describe" ? { type: "describe", end: "crash", message, metrics } : { type: "call", end: "crash", message, metrics, warm: false };
+  if (task.type === "call") return { type: "call", end: "crash", message, metrics, warm: false };
+  return { type: task.type, end: "crash", message, metrics };
 }
 
 function send(message: WorkerMessage): void {

@@ -15,7 +15,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import type { CallLimits } from "../../sandbox/protocol.js";
+import { isolateKey, type CallLimits } from "../../sandbox/protocol.js";
 import type { EventHub } from "../events.js";
 import { askGate, decideEffects, type BeforeToolCall, type EffectDecision, type GateCall, type ResolvedEffectPolicy } from "../gate/index.js";
 import { isStrike, type Ledger } from "../ledger/index.js";
@@ -119,7 +119,7 @@ async function runSandboxed(deps: CallDeps, entry: CatalogEntry, inputJson: stri
   const outcome = await deps.pool.run(
     { type: "call", callId: info.callId, bundle: entry.runner.bundle, tool: entry.manifest.name, inputJson, limits },
     limits,
-    `${entry.runner.bundle.hash}:${limits.memoryMb}:${entry.manifest.name}`,
+    isolateKey(entry.runner.bundle.hash, limits.memoryMb, entry.manifest.name),
     options.signal,
   );
   if (!outcome.ok) {

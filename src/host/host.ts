@@ -8,7 +8,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import pino, { type Logger } from "pino";
-import type { CallLimits } from "../../sandbox/protocol.js";
+import { isolateKey, type CallLimits } from "../../sandbox/protocol.js";
 import { createToolTool, toolSearchTool, BUILTIN_SOURCE, TOOL_SEARCH } from "../builtins/index.js";
 import { BundleCache } from "../compile/index.js";
 import { HostClosedError } from "../errors.js";
@@ -144,9 +144,29 @@ class CorralHost implements Host {
       this.#logger.info({ event: "load", source: result.source, outcome: result.error.kind }, "source failed to load");
       return result;
     }
+    if (result.manifestsFrom !== "worker") this.#warmAhead(result.source);
     const tools = this.#catalog.ofSource(result.source).map((entry) => this.#info(entry));
     this.#logger.info({ event: "load", source: result.source, version: result.version, tools: tools.map((t) => t.name), cached: result.cached, manifestsFrom: result.manifestsFrom }, "source loaded");
     return { ...result, tools };
+  }
+
+  /**
+   * A load that took its manifests from a cache ran no describe, so nothing
+   * built the isolate a describe keeps for a module of one tool: build it
+   * now, while the caller moves on, so the first call finds it warm as it
+   * would after a describe. Never for a quarantined source.
+   */
+  #warmAhead(source: string): void {
+    const entries = this.#catalog.ofSource(source);
+    const entry = entries[0];
+    if (entries.length !== 1 || entry === undefined || entry.runner.kind !== "sandbox" || this.#quarantine.isQuarantined(source)) return;
+    const limits = this.#limits(entry, {});
+    const tool = entry.manifest.name;
+    const warm = this.#pool.warmAhead({ type: "warm", bundle: entry.runner.bundle, tool, limits }, limits, isolateKey(entry.runner.bundle.hash, limits.memoryMb, tool));
+    void warm?.then((outcome) => {
+      const end = outcome.ok ? outcome.reply.end : outcome.kind;
+      if (end !== "completed") this.#logger.debug({ event: "warm_ahead", source, tool, end }, "the tool's isolate was not built ahead; its first call builds it");
+    });
   }
 
   async loadDirectory(dir: string): Promise<LoadResult[]> {

@@ -30,7 +30,7 @@ function setUp(pipelineDepth = 2, quickPipelineDepth = pipelineDepth) {
     session.load--;
     const [mayBeSlow = true, ...rest] = slow.get(session) ?? [];
     slow.set(session, rest);
-    router.settled(session, key, true, mayBeSlow);
+    router.settled(session, key, "call", mayBeSlow);
     router.replied(session, key, { type: "call", end: "completed", metrics: METRICS, warm: true, ...extra });
     router.progressed(session);
   };
@@ -69,6 +69,23 @@ describe("AffinityRouter", { timeout: 60_000 }, () => {
     // drops "stale" rather than a key that is called (always the first
     // worker would have a evict k2 for k1, then k4 for k2, and so on).
     assert.equal(send("k1"), b);
+  });
+
+  it("a warm-up homes its key as it is sent: the first call goes behind it, not cold to the idle worker; a warm-up that built nothing leaves no home", () => {
+    const { router, a, b } = setUp();
+    const warmUp = router.pick([a, b], "k", { isolate: true }) as Fake;
+    const mayBeSlow = router.dispatched(warmUp, "k", "warm");
+    warmUp.load++;
+    assert.equal(mayBeSlow, true);
+    assert.equal(router.home("k"), warmUp);
+    const idle = warmUp === a ? b : a;
+    assert.equal(idle.load, 0);
+    assert.equal(router.pick([a, b], "k", { isolate: true, waiting: 1 }), warmUp, "not hot: a call behind its own warm-up");
+    warmUp.load--;
+    router.settled(warmUp, "k", "warm", mayBeSlow);
+    router.replied(warmUp, "k", { type: "warm", end: "load_error", message: "x", metrics: METRICS });
+    assert.equal(router.home("k"), undefined);
+    assert.equal(router.isWarm(warmUp, "k"), false);
   });
 
   it("sends ahead to a busy home while no other worker is idle, and makes a key wait when its home is full", () => {

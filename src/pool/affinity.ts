@@ -50,6 +50,12 @@
  */
 import { QUICK_CALL_MS, type Reply } from "../../sandbox/protocol.js";
 
+/**
+ * What a task does with its key: a call runs in the key's isolate, a warm-up
+ * builds that isolate and runs nothing, a load's key names no isolate.
+ */
+export type TaskKind = "call" | "warm" | "load";
+
 /** What the router needs of a session. */
 export type RouteTarget = { readonly ready: boolean; readonly load: number };
 
@@ -156,16 +162,20 @@ export class AffinityRouter<S extends RouteTarget> {
   }
 
   /**
-   * Call before `session.dispatch`. A call's key becomes warm there, and its
-   * home if it had none. Answers whether the task may be slow: pass that to
+   * Call before `session.dispatch`. A call's or a warm-up's key becomes warm
+   * there, and its home if it had none (so a call that follows its warm-up
+   * goes after it). Answers whether the task may be slow: pass that to
    * `settled`.
    */
-  dispatched(session: S, key: string, isolate = true): boolean {
+  dispatched(session: S, key: string, kind: TaskKind = "call"): boolean {
     if (session.load === 0) this.#progressAt.set(session, this.#now());
-    const mayBeSlow = !isolate || !this.#isQuick(key);
+    const mayBeSlow = kind !== "call" || !this.#isQuick(key);
     if (mayBeSlow) this.#mayBeSlow.set(session, (this.#mayBeSlow.get(session) ?? 0) + 1);
-    if (!isolate) return mayBeSlow;
+    if (kind === "load") return mayBeSlow;
     this.#warmed(session, key);
+    // Only calls count towards a hot key: a call behind its own warm-up is
+    // not two calls at once, and must not spill to a cold worker.
+    if (kind === "warm") return mayBeSlow;
     let sent = this.#sent.get(session);
     if (sent === undefined) this.#sent.set(session, (sent = new Map()));
     sent.set(key, (sent.get(key) ?? 0) + 1);
@@ -173,9 +183,9 @@ export class AffinityRouter<S extends RouteTarget> {
   }
 
   /** A task sent to `session` settled, whatever its outcome; `mayBeSlow` as `dispatched` answered. */
-  settled(session: S, key: string, isolate: boolean, mayBeSlow: boolean): void {
+  settled(session: S, key: string, kind: TaskKind, mayBeSlow: boolean): void {
     if (mayBeSlow) this.#mayBeSlow.set(session, (this.#mayBeSlow.get(session) ?? 1) - 1);
-    if (!isolate) return;
+    if (kind !== "call") return;
     const sent = this.#sent.get(session);
     const count = sent?.get(key) ?? 0;
     if (count <= 1) sent?.delete(key);
@@ -210,6 +220,11 @@ export class AffinityRouter<S extends RouteTarget> {
       else this.#quickStreak.delete(key);
     }
     if (reply.type === "describe" && reply.kept !== undefined) this.#warmed(session, reply.kept);
+    // A warm-up that built nothing: the key is not warm there after all.
+    if (reply.type === "warm" && reply.kept === undefined) {
+      this.#warm.get(session)?.delete(key);
+      if (this.#homes.get(key) === session) this.#unhome(key, session);
+    }
   }
 
   /** The session ended: nothing is warm there any more, and it is home to nothing. */

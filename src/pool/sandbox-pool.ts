@@ -25,9 +25,9 @@
 import { fileURLToPath } from "node:url";
 import Tinypool from "tinypool";
 import type { Logger } from "pino";
-import type { Task } from "../../sandbox/protocol.js";
+import type { Task, WarmTask } from "../../sandbox/protocol.js";
 import { HostClosedError } from "../errors.js";
-import { AffinityRouter, STALL_MS } from "./affinity.js";
+import { AffinityRouter, STALL_MS, type TaskKind } from "./affinity.js";
 import { WorkerSession, type PendingTask, type PoolOutcome } from "./session.js";
 
 export type { PoolFailureKind, PoolOutcome } from "./session.js";
@@ -160,7 +160,7 @@ export class SandboxPool {
         settle: (outcome) => {
           if (queued.done) return;
           if (queued.session !== undefined) {
-            this.#router.settled(queued.session, key, task.type === "call", queued.mayBeSlow);
+            this.#router.settled(queued.session, key, kindOf(task), queued.mayBeSlow);
             if (outcome.ok) this.#router.replied(queued.session, key, outcome.reply);
           }
           queued.done = true;
@@ -175,26 +175,37 @@ export class SandboxPool {
   }
 
   /**
+   * Builds a tool's isolate ahead of its first call, in the worker its calls
+   * will go to, unless a worker is its home already; undefined then. A hint:
+   * its outcome only says how it went (a first call meets the same failure).
+   */
+  warmAhead(task: WarmTask, limits: { timeoutMs: number; memoryMb: number }, key: string): Promise<PoolOutcome> | undefined {
+    if (this.#closed || this.#router.home(key) !== undefined) return undefined;
+    return this.run(task, limits, key);
+  }
+
+  /**
    * Hands queued tasks to sessions, oldest first; a task whose home is busy
    * stays queued and the ones behind it may go meanwhile.
    */
   #pump(): void {
     const waiting = new Map<string, number>();
-    for (const task of this.#queue) waiting.set(task.key, (waiting.get(task.key) ?? 0) + 1);
+    // Calls only: a warm-up queued with its tool's first call is not a hot key.
+    for (const task of this.#queue) if (task.task.type === "call") waiting.set(task.key, (waiting.get(task.key) ?? 0) + 1);
     for (let i = 0; i < this.#queue.length; ) {
       // Every worker full: nothing behind can go either (a long queue under load).
       if (!this.#anyRoom()) break;
       const next = this.#queue[i] as Queued;
-      const isolate = next.task.type === "call";
-      const session = this.#router.pick(this.#sessions, next.key, { isolate, waiting: waiting.get(next.key) ?? 1 });
+      const kind = kindOf(next.task);
+      const session = this.#router.pick(this.#sessions, next.key, { isolate: kind !== "load", waiting: waiting.get(next.key) ?? 1 });
       if (session === undefined) {
         i++;
         continue;
       }
-      waiting.set(next.key, (waiting.get(next.key) ?? 1) - 1);
+      if (kind === "call") waiting.set(next.key, (waiting.get(next.key) ?? 1) - 1);
       this.#queue.splice(i, 1);
       next.session = session;
-      next.mayBeSlow = this.#router.dispatched(session, next.key, isolate);
+      next.mayBeSlow = this.#router.dispatched(session, next.key, kind);
       session.dispatch(next);
     }
     if (this.#stallCheck === undefined && !this.#closed && (this.#queue.length > 0 || this.#anySentAhead())) {
@@ -224,7 +235,7 @@ export class SandboxPool {
     for (const session of this.#sessions) {
       if (session.load < 2 || !this.#router.stalled(session)) continue;
       for (const task of session.takeBack() as Queued[]) {
-        this.#router.settled(session, task.key, task.task.type === "call", task.mayBeSlow);
+        this.#router.settled(session, task.key, kindOf(task.task), task.mayBeSlow);
         delete task.session;
         taken.push(task);
       }
@@ -255,4 +266,8 @@ export class SandboxPool {
     for (const session of this.#sessions) session.kill("cancelled", "the host was closed while the call ran");
     await this.#tinypool.destroy();
   }
+}
+
+function kindOf(task: Task): TaskKind {
+  return task.type === "describe" ? "load" : task.type;
 }

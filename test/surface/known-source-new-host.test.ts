@@ -99,6 +99,42 @@ describe("a known source on a new host", { timeout: 120_000 }, () => {
     });
   });
 
+  it("a module of one tool from the cache folder has its isolate built as it loads: its first call is warm; not for two tools, nor a quarantined source", async () => {
+    const PAIR: LoadRequest = {
+      source: "agent:pair",
+      code: `${toolSource({ name: "pair_a", run: "return 'a';" })}
+export const b = defineTool({ name: "pair_b", description: "b", input: z.object({}), effects: [], run: () => "b" });`,
+    };
+    const QUIET: LoadRequest = { source: "agent:quiet", code: toolSource({ name: "quiet", run: "return 'q';" }) };
+    await withCacheFolder(async (cacheDir) => {
+      await withHost(
+        async (host) => {
+          for (const request of [AGENT, PAIR, QUIET]) assert.equal((await loadOk(host, request)).manifestsFrom, "worker");
+        },
+        { cacheDir },
+      );
+      await withHost(
+        async (host) => {
+          assert.equal((await loadOk(host, AGENT)).manifestsFrom, "disk");
+          // At once, no pause: the call goes after the build, in the same worker.
+          const echo = await host.call("echo_twice", { text: "ab" });
+          assert.ok(echo.ok, JSON.stringify(echo));
+          assert.equal(echo.warm, true, "the first call of a one-tool module loaded from the cache folder built its isolate");
+          assert.equal((await loadOk(host, PAIR)).manifestsFrom, "disk");
+          const pair = await host.call("pair_a", {});
+          assert.equal(pair.warm, false, "a module of two tools is not built ahead (nor kept after a describe)");
+          await host.quarantine("agent:quiet", { reason: "test" });
+          assert.equal((await loadOk(host, QUIET)).manifestsFrom, "disk");
+          await host.release("agent:quiet");
+          const quiet = await host.call("quiet", {});
+          assert.ok(quiet.ok, JSON.stringify(quiet));
+          assert.equal(quiet.warm, false, "nothing of a quarantined source runs ahead of a call");
+        },
+        { cacheDir },
+      );
+    });
+  });
+
   it("a plugin folder: the second host takes the manifests from the cache folder, and the tool runs", async () => {
     await withCacheFolder(async (cacheDir) => {
       const first = await withHost(async (host) => loadOk(host, { path: PLUGIN }), { cacheDir });
