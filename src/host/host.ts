@@ -144,7 +144,11 @@ class CorralHost implements Host {
       this.#logger.info({ event: "load", source: result.source, outcome: result.error.kind }, "source failed to load");
       return result;
     }
-    if (result.manifestsFrom !== "worker") this.#warmAhead(result.source);
+    // After the caller's own next steps: a call made at once builds the
+    // isolate itself (so the warm-up is skipped), and it does not wait for
+    // the warm-up's message, whose write can cost a millisecond or more when
+    // it wakes an idle worker on a virtual machine.
+    if (result.manifestsFrom !== "worker") setImmediate(() => this.#warmAhead(result.source));
     const tools = this.#catalog.ofSource(result.source).map((entry) => this.#info(entry));
     this.#logger.info({ event: "load", source: result.source, version: result.version, tools: tools.map((t) => t.name), cached: result.cached, manifestsFrom: result.manifestsFrom }, "source loaded");
     return { ...result, tools };
@@ -153,10 +157,12 @@ class CorralHost implements Host {
   /**
    * A load that took its manifests from a cache ran no describe, so nothing
    * built the isolate a describe keeps for a module of one tool: build it
-   * now, while the caller moves on, so the first call finds it warm as it
-   * would after a describe. Never for a quarantined source.
+   * while the caller moves on, so a first call that comes a moment later
+   * finds it warm as it would after a describe. Never for a quarantined
+   * source, nor for a key a worker is home to (a call made at once).
    */
   #warmAhead(source: string): void {
+    if (this.#closed) return;
     const entries = this.#catalog.ofSource(source);
     const entry = entries[0];
     if (entries.length !== 1 || entry === undefined || entry.runner.kind !== "sandbox" || this.#quarantine.isQuarantined(source)) return;

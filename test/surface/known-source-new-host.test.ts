@@ -23,6 +23,8 @@ async function loadOk(host: Host, request: LoadRequest): Promise<Extract<LoadRes
   return loaded;
 }
 
+const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
+
 async function callEcho(host: Host): Promise<void> {
   const result = await host.call("echo_twice", { text: "ab" });
   assert.ok(result.ok, result.ok ? "" : `${result.error.kind}: ${result.error.message}`);
@@ -99,7 +101,7 @@ describe("a known source on a new host", { timeout: 120_000 }, () => {
     });
   });
 
-  it("a module of one tool from the cache folder has its isolate built as it loads: its first call is warm; not for two tools, nor a quarantined source", async () => {
+  it("a module of one tool from the cache folder has its isolate built after it loads: its first call is warm; not for two tools, nor a quarantined source", async () => {
     const PAIR: LoadRequest = {
       source: "agent:pair",
       code: `${toolSource({ name: "pair_a", run: "return 'a';" })}
@@ -116,15 +118,20 @@ export const b = defineTool({ name: "pair_b", description: "b", input: z.object(
       await withHost(
         async (host) => {
           assert.equal((await loadOk(host, AGENT)).manifestsFrom, "disk");
-          // At once, no pause: the call goes after the build, in the same worker.
+          // As an agent's next turn would: a moment later (not a timing
+          // assertion: a build still running then is ahead of the call in
+          // the same worker).
+          await pause();
           const echo = await host.call("echo_twice", { text: "ab" });
           assert.ok(echo.ok, JSON.stringify(echo));
           assert.equal(echo.warm, true, "the first call of a one-tool module loaded from the cache folder built its isolate");
           assert.equal((await loadOk(host, PAIR)).manifestsFrom, "disk");
+          await pause();
           const pair = await host.call("pair_a", {});
           assert.equal(pair.warm, false, "a module of two tools is not built ahead (nor kept after a describe)");
           await host.quarantine("agent:quiet", { reason: "test" });
           assert.equal((await loadOk(host, QUIET)).manifestsFrom, "disk");
+          await pause();
           await host.release("agent:quiet");
           const quiet = await host.call("quiet", {});
           assert.ok(quiet.ok, JSON.stringify(quiet));
