@@ -6,8 +6,9 @@
  *
  * ```
  * serve ─▶ "ready" {pid} ─▶ for each task of each HostMessage, strictly in order:
- *   describe: fresh isolate, load, describe, dispose
+ *   describe: fresh isolate, load, describe; kept if the module has one tool
  *   call:     warm isolate from the cache, or create one; invoke; keep it
+ *   warm:     create the isolate a call would (unless cached); keep it
  *   ─▶ reply {id, Reply} into the outbox (plain data; the envelope stays JSON text)
  *   outbox ─▶ one "replies" message once it holds as many replies as tasks are
  *             still queued, or before a task that may be slow
@@ -131,7 +132,6 @@ function soleToolName(manifestsJson: string): string | undefined {
     return undefined;
   }
 }
-
 
 /** Whether `task` is a call of a warm isolate whose last call was quick. */
 function expectedQuick(task: Task): boolean {

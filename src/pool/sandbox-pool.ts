@@ -191,7 +191,7 @@ export class SandboxPool {
   #pump(): void {
     const waiting = new Map<string, number>();
     // Calls only: a warm-up queued with its tool's first call is not a hot key.
-    for (const task of this.#queue) if (task.task.type === "call") waiting.set(task.key, (waiting.get(task.key) ?? 0) + 1);
+    for (const task of this.#queue) if (kindOf(task.task) === "call") waiting.set(task.key, (waiting.get(task.key) ?? 0) + 1);
     for (let i = 0; i < this.#queue.length; ) {
       // Every worker full: nothing behind can go either (a long queue under load).
       if (!this.#anyRoom()) break;
