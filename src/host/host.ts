@@ -8,7 +8,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import pino, { type Logger } from "pino";
-import { isolateKey, type CallLimits } from "../../sandbox/protocol.js";
+import type { CallLimits } from "../../sandbox/protocol.js";
 import { createToolTool, toolSearchTool, BUILTIN_SOURCE, TOOL_SEARCH } from "../builtins/index.js";
 import { BundleCache } from "../compile/index.js";
 import { HostClosedError } from "../errors.js";
@@ -166,9 +166,8 @@ class CorralHost implements Host {
     const entries = this.#catalog.ofSource(source);
     const entry = entries[0];
     if (entries.length !== 1 || entry === undefined || entry.runner.kind !== "sandbox" || this.#quarantine.isQuarantined(source)) return;
-    const limits = this.#limits(entry, {});
     const tool = entry.manifest.name;
-    const warm = this.#pool.warmAhead({ type: "warm", bundle: entry.runner.bundle, tool, limits }, limits, isolateKey(entry.runner.bundle.hash, limits.memoryMb, tool));
+    const warm = this.#pool.warmAhead({ type: "warm", bundle: entry.runner.bundle, tool, limits: this.#limits(entry, {}) });
     void warm?.then((outcome) => {
       const end = outcome.ok ? outcome.reply.end : outcome.kind;
       if (end !== "completed") this.#logger.debug({ event: "warm_ahead", source, tool, end }, "the tool's isolate was not built ahead; its first call builds it");

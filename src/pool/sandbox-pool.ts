@@ -25,7 +25,7 @@
 import { fileURLToPath } from "node:url";
 import Tinypool from "tinypool";
 import type { Logger } from "pino";
-import type { Task, WarmTask } from "../../sandbox/protocol.js";
+import { isolateKey, type Task, type WarmTask } from "../../sandbox/protocol.js";
 import { HostClosedError } from "../errors.js";
 import { AffinityRouter, STALL_MS, type TaskKind } from "./affinity.js";
 import { WorkerSession, type PendingTask, type PoolOutcome } from "./session.js";
@@ -179,9 +179,10 @@ export class SandboxPool {
    * will go to, unless a worker is its home already; undefined then. A hint:
    * its outcome only says how it went (a first call meets the same failure).
    */
-  warmAhead(task: WarmTask, limits: { timeoutMs: number; memoryMb: number }, key: string): Promise<PoolOutcome> | undefined {
+  warmAhead(task: WarmTask): Promise<PoolOutcome> | undefined {
+    const key = isolateKey(task.bundle.hash, task.limits.memoryMb, task.tool);
     if (this.#closed || this.#router.home(key) !== undefined) return undefined;
-    return this.run(task, limits, key);
+    return this.run(task, task.limits, key);
   }
 
   /**

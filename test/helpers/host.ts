@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createHost, type Host, type HostOptions } from "../../src/index.js";
+import { createHost, type Host, type HostOptions, type ToolResult } from "../../src/index.js";
 import { tinypoolChildPids } from "../../src/pool/process-memory.js";
 
 /** Pids of this process's live sandbox workers (tinypool children), from /proc (Linux; elsewhere none). */
@@ -48,6 +48,14 @@ export async function withHost<T>(fn: (host: Host) => Promise<T>, options: HostO
   }
 }
 
+/** What a tool of `markedToolSource` answers: the isolate that ran it (an id kept in its own globals), and when. */
+export type Mark = { isolate: string; at: number };
+
+export const markedToolSource = (name: string): string =>
+  toolSource({ name, run: "globalThis.isolateId ??= Math.random().toString(36).slice(2); return { isolate: globalThis.isolateId, at: Date.now() };" });
+
+export const markOf = (result: ToolResult): Mark => (result.ok ? (result.structured as Mark) : { isolate: "", at: Number.NaN });
+
 /**
  * Bursts of calls of a tool of its own (named `tool`, answering the id of
  * the isolate that ran it) until they run in two isolates: both workers of a
@@ -56,10 +64,7 @@ export async function withHost<T>(fn: (host: Host) => Promise<T>, options: HostO
  * stays loaded, and warm in both workers.
  */
 export async function untilBothWorkersServe(host: Host, tool = "boot"): Promise<void> {
-  const loaded = await host.load({
-    source: `agent:${tool}`,
-    code: toolSource({ name: tool, run: "globalThis.isolateId ??= Math.random().toString(36).slice(2); return { isolate: globalThis.isolateId };" }),
-  });
+  const loaded = await host.load({ source: `agent:${tool}`, code: markedToolSource(tool) });
   assert.ok(loaded.ok, JSON.stringify(loaded));
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -68,7 +73,7 @@ export async function untilBothWorkersServe(host: Host, tool = "boot"): Promise<
       results.every((result) => result.ok),
       JSON.stringify(results.find((result) => !result.ok)),
     );
-    const seen = new Set(results.map((result) => (result.ok ? (result.structured as { isolate: string }).isolate : "")));
+    const seen = new Set(results.map((result) => markOf(result).isolate));
     if (seen.size >= 2) return;
     assert.ok(Date.now() < deadline, `after 60 s the calls of ${tool} still ran in one isolate: the second worker never served`);
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -6,16 +6,8 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { outcomeOf, type ToolResult } from "../../src/index.js";
-import { toolSource, untilBothWorkersServe, withHost } from "../helpers/host.js";
-
-/** A tool that answers which isolate ran it (an id kept in its own globals) and when. */
-const markOf = (result: ToolResult): Mark => (result.ok ? (result.structured as Mark) : { isolate: "", at: Number.NaN });
-
-const marked = (name: string) =>
-  toolSource({ name, run: "globalThis.isolateId ??= Math.random().toString(36).slice(2); return { isolate: globalThis.isolateId, at: Date.now() };" });
-
-type Mark = { isolate: string; at: number };
+import { outcomeOf } from "../../src/index.js";
+import { markedToolSource, markOf, toolSource, untilBothWorkersServe, withHost } from "../helpers/host.js";
 
 describe("affinity", { timeout: 180_000 }, () => {
   it("four tools on two workers that keep two warm isolates each: after the first rounds every call is warm", async () => {
@@ -24,7 +16,7 @@ describe("affinity", { timeout: 180_000 }, () => {
         // Before both workers serve, every tool's home is the one that does.
         await untilBothWorkersServe(host);
         const names = ["aff_a", "aff_b", "aff_c", "aff_d"];
-        for (const name of names) await host.load({ source: `agent:${name}`, code: marked(name) });
+        for (const name of names) await host.load({ source: `agent:${name}`, code: markedToolSource(name) });
         const isolates = new Map<string, Set<string>>();
         for (let round = 0; round < 8; round++) {
           for (const name of names) {
@@ -62,7 +54,7 @@ describe("affinity", { timeout: 180_000 }, () => {
         });
         // Four more tools: their homes spread over both workers, so some share the slow tool's.
         const names = ["hol_a", "hol_b", "hol_c", "hol_d"];
-        for (const name of names) await host.load({ source: `agent:${name}`, code: marked(name) });
+        for (const name of names) await host.load({ source: `agent:${name}`, code: markedToolSource(name) });
         for (const name of names) assert.equal(outcomeOf(await host.call(name, {})), "ok");
         const slow = host.call("slow", {});
         let slowDone = false;
