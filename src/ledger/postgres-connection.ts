@@ -115,6 +115,8 @@ export type ErrorClass = "outage" | "busy" | "retry" | "config";
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN", "ENOTFOUND"]);
 
 export function classify(error: unknown): ErrorClass {
+  // Already sorted (the store's own errors, passed on from an earlier attempt).
+  if (error instanceof CorralError) return error.data.outage === true ? "outage" : "config";
   const cause = error as { code?: unknown; message?: unknown };
   const code = typeof cause.code === "string" ? cause.code : "";
   const message = typeof cause.message === "string" ? cause.message : "";
