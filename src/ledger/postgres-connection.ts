@@ -19,6 +19,7 @@
 import pg from "pg";
 import { z } from "zod";
 import { CorralError } from "../errors.js";
+import { LedgerUnavailableError } from "./errors.js";
 import { SCHEMA_NAME } from "./postgres-schema.js";
 
 export const POSTGRES_URL = /^postgres(ql)?:\/\//;
@@ -133,4 +134,53 @@ export function errorCode(error: unknown): string {
   const cause = error as { code?: unknown; name?: unknown };
   if (typeof cause.code === "string") return cause.code;
   return cause.name === "ZodError" ? "unreadable_row" : "unknown";
+}
+
+/** Tries of one transaction that met a deadlock or a serialization failure (a lost connection: two). */
+const ATTEMPTS = 4;
+
+/** Runs `work` in a transaction on a pooled connection; again on a deadlock, and once more on a fresh connection if it lost its own. */
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    let client: pg.PoolClient | undefined;
+    try {
+      client = await pool.connect();
+      await client.query("BEGIN");
+      const result = await work(client);
+      await client.query("COMMIT");
+      client.release();
+      return result;
+    } catch (error) {
+      const kind = classify(error);
+      if (client !== undefined) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        // A connection that failed is not handed out again.
+        client.release(kind === "outage" ? (error as Error) : undefined);
+      }
+      if (attempt >= ATTEMPTS || (kind !== "retry" && kind !== "outage") || (kind === "outage" && attempt >= 2)) throw error;
+    }
+  }
+}
+
+export async function withClient<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    return await work(client);
+  } finally {
+    client.release();
+  }
+}
+
+/** A driver's error as the ledger's: what failed, where (no password), why, and what to do; `data.outage` when retrying may cure it. */
+export function describeError(where: string, what: string, error: unknown): LedgerUnavailableError {
+  if (error instanceof LedgerUnavailableError) return error;
+  const cause = errorCode(error);
+  const kind = classify(error);
+  const hint = {
+    outage: "the server is down or dropped the connection; corral keeps records in memory and retries",
+    busy: "another session holds a lock (or a statement ran past statement_timeout); corral retries",
+    retry: "a deadlock kept recurring; corral retries",
+    config: cause === "unreadable_row" ? "a row holds an impossible state; see docs/errors.md (ledger_unavailable) for the repair" : "check the URL, the user's password and privileges, and the database name",
+  }[kind];
+  return new LedgerUnavailableError(`the ledger database ${where} could not ${what}: ${String((error as Error).message)}; ${hint}`, { where, cause, outage: kind !== "config" });
 }

@@ -32,7 +32,7 @@ import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { LedgerClosedError, LedgerUnavailableError } from "./errors.js";
 import { writeBatch, writeTransition } from "./postgres-batch.js";
-import { classify, connectionConfig, createPool, errorCode, resolvePostgresOptions, type PostgresStoreOptions, type ResolvedPostgresOptions } from "./postgres-connection.js";
+import { classify, connectionConfig, createPool, describeError, inTransaction, resolvePostgresOptions, withClient, type PostgresStoreOptions, type ResolvedPostgresOptions } from "./postgres-connection.js";
 import { ChangeListener } from "./postgres-listener.js";
 import { OutageBuffer, type Pending } from "./postgres-outage.js";
 import { readAllSources, readOneSource, readOneState } from "./postgres-reads.js";
@@ -47,8 +47,6 @@ import type { CallRecord, SourceState } from "./types.js";
 const COMMIT_BEHIND_MS = 20;
 /** Records written in one transaction at most (a busy turn, or a buffer being written back). */
 const MAX_BATCH = 500;
-/** Tries of one transaction that met a deadlock or a serialization failure, or lost its connection. */
-const ATTEMPTS = 4;
 /** Marks of committed batches older than this are deleted (they only guard a retry against counting twice). */
 const BATCH_MARK_MS = 24 * 60 * 60_000;
 
@@ -193,29 +191,7 @@ export class PostgresLedgerStore implements LedgerStore {
   async #writeRecords(part: readonly Pending[]): Promise<Applied[] | null> {
     const batchId = randomUUID();
     if (++this.#batches % 1_000 === 0) await this.#pool.query(this.#sql.pruneBatches, [Date.now() - BATCH_MARK_MS]);
-    return this.#transaction((client) => writeBatch(client, this.#sql, batchId, part, this.#id));
-  }
-
-  async #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      let client: pg.PoolClient | undefined;
-      try {
-        client = await this.#pool.connect();
-        await client.query("BEGIN");
-        const result = await work(client);
-        await client.query("COMMIT");
-        client.release();
-        return result;
-      } catch (error) {
-        const kind = classify(error);
-        if (client !== undefined) {
-          await client.query("ROLLBACK").catch(() => undefined);
-          // A connection that failed is not handed out again.
-          client.release(kind === "outage" ? (error as Error) : undefined);
-        }
-        if (attempt >= ATTEMPTS || (kind !== "retry" && kind !== "outage") || (kind === "outage" && attempt >= 2)) throw error;
-      }
-    }
+    return inTransaction(this.#pool, (client) => writeBatch(client, this.#sql, batchId, part, this.#id));
   }
 
   /** `applied` undefined: the batch had committed before (a retry); the record settles with the last known state. */
@@ -287,14 +263,14 @@ export class PostgresLedgerStore implements LedgerStore {
   /** Runs one read or operator write after the writes issued before it; refused at once during an outage. */
   async #run<T>(what: string, work: (client: pg.PoolClient) => Promise<T>, write = false): Promise<T> {
     if (this.#closed) throw new LedgerClosedError("the PostgreSQL ledger store");
+    // At once, not after the writes before it: those may be a retry waiting connectTimeoutMs.
+    this.#refuseDuringOutage(what);
     this.#flush();
     const run = async (): Promise<T> => {
-      if (this.#outage !== undefined) {
-        throw new LedgerUnavailableError(`the ledger database ${this.where} is unreachable (since ${new Date(this.#outage.since).toISOString()}: ${this.#outage.cause}); could not ${what}; corral retries every ${this.#options.retryMs} ms`, { where: this.where, outage: true, cause: this.#outage.cause });
-      }
+      this.#refuseDuringOutage(what);
       await this.#whenReady();
       try {
-        return write ? await this.#transaction(work) : await this.#withClient(work);
+        return write ? await inTransaction(this.#pool, work) : await withClient(this.#pool, work);
       } catch (error) {
         const wrapped = this.#wrap(what, error);
         if (classify(error) !== "config") this.#enterOutage(wrapped);
@@ -312,13 +288,13 @@ export class PostgresLedgerStore implements LedgerStore {
     return run();
   }
 
-  async #withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
-    try {
-      return await work(client);
-    } finally {
-      client.release();
-    }
+  #refuseDuringOutage(what: string): void {
+    const outage = this.#outage;
+    if (outage === undefined) return;
+    throw new LedgerUnavailableError(
+      `the ledger database ${this.where} is unreachable (since ${new Date(outage.since).toISOString()}: ${outage.cause}); could not ${what}; corral retries every ${this.#options.retryMs} ms`,
+      { where: this.where, outage: true, cause: outage.cause },
+    );
   }
 
   /**
@@ -360,15 +336,7 @@ export class PostgresLedgerStore implements LedgerStore {
   }
 
   #wrap(what: string, error: unknown): LedgerUnavailableError {
-    if (error instanceof LedgerUnavailableError) return error;
-    const cause = errorCode(error);
-    const hint = {
-      outage: "the server is down or dropped the connection; corral keeps records in memory and retries",
-      busy: "another session holds a lock (or a statement ran past statement_timeout); corral retries",
-      retry: "a deadlock kept recurring; corral retries",
-      config: cause === "unreadable_row" ? "a row holds an impossible state; see docs/errors.md (ledger_unavailable) for the repair" : "check the URL, the user's password and privileges, and the database name",
-    }[classify(error)];
-    return new LedgerUnavailableError(`the ledger database ${this.where} could not ${what}: ${String((error as Error).message)}; ${hint}`, { where: this.where, cause, outage: classify(error) !== "config" });
+    return describeError(this.where, what, error);
   }
 
   /** Writes what waits; if the server is unreachable, tries once more, then reports what is lost. */
