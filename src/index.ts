@@ -22,6 +22,9 @@ export { HostOptions, HOST_DEFAULTS } from "./options.js";
 // Events
 export type { HostEvent, HostEventListener } from "./events.js";
 
+// OpenTelemetry: the names of corral's spans, metrics and attributes
+export { SPAN_CALL, SPAN_LOAD, TELEMETRY_ATTRIBUTES, TELEMETRY_METRICS, type TelemetryProviders } from "./telemetry/index.js";
+
 // Gate and effects
 export {
   EffectPolicy,
