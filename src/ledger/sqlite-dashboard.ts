@@ -46,11 +46,12 @@ const SQL = {
       (SELECT count(*) FROM sources s WHERE ${EFFECTIVE_STATE} = 'quarantined') AS quarantined,
       (SELECT coalesce(sum(calls), 0) FROM tools) AS calls, (SELECT coalesce(sum(strikes), 0) FROM tools) AS strikes`,
   sourcesCount: `SELECT count(*) AS n FROM sources s WHERE @search IS NULL OR instr(lower(s.source), lower(@search)) > 0`,
-  sourcesPage: `WITH totals AS (SELECT source, sum(calls) AS calls, sum(strikes) AS strikes, max(last_call_at) AS last_call_at, count(*) AS tools FROM tools GROUP BY source)
-    SELECT * FROM (
-      SELECT ${STATE_NOW}, coalesce(t.calls, 0) AS calls, coalesce(t.strikes, 0) AS strikes, coalesce(t.tools, 0) AS tools, t.last_call_at
-      FROM sources s LEFT JOIN totals t ON t.source = s.source
+  // Grouped through the tools table's primary key (source, tool): no temporary index, one sort of the sources.
+  sourcesPage: `SELECT * FROM (
+      SELECT ${STATE_NOW}, coalesce(sum(t.calls), 0) AS calls, coalesce(sum(t.strikes), 0) AS strikes, count(t.tool) AS tools, max(t.last_call_at) AS last_call_at
+      FROM sources s LEFT JOIN tools t ON t.source = s.source
       WHERE @search IS NULL OR instr(lower(s.source), lower(@search)) > 0
+      GROUP BY s.source
     ) AS row
     ORDER BY row.state = 'quarantined' DESC, row.strikes DESC, CAST(row.strikes AS REAL) / max(row.calls, 1) DESC, row.source
     LIMIT @limit OFFSET @offset`,
