@@ -25,6 +25,9 @@ export type { HostEvent, HostEventListener } from "./events.js";
 // OpenTelemetry: the names of corral's spans, metrics and attributes
 export { SPAN_CALL, SPAN_LOAD, TELEMETRY_ATTRIBUTES, TELEMETRY_METRICS, type TelemetryProviders } from "./telemetry/index.js";
 
+// The audit dashboard (what `corral dashboard` serves)
+export { createDashboard, DashboardOptions, DASHBOARD_DEFAULTS, type Dashboard } from "./dashboard/index.js";
+
 // Gate and effects
 export {
   EffectPolicy,
@@ -49,6 +52,9 @@ export {
   SourceRow,
   SourceReport,
   LedgerEvent,
+  NotALedgerError,
+  SqliteDashboardReader,
+  type DashboardReader,
   type LedgerStore,
   type StateChange,
 } from "./ledger/index.js";
