@@ -142,20 +142,24 @@ export class Telemetry {
 /** One call's span, from the start of the call to its result. */
 export class CallSpan {
   readonly #span: Span;
-  readonly #context: Context;
+  readonly #parent: Context;
   readonly #count: (result: ToolResult, attributes: Attributes) => void;
   /** How long the gate took to decide, in ms; 0 when the call never reached it. */
   gateWaitMs = 0;
 
   constructor(span: Span, parent: Context, count: (result: ToolResult, attributes: Attributes) => void) {
     this.#span = span;
-    this.#context = trace.setSpan(parent, span);
+    this.#parent = parent;
     this.#count = count;
   }
 
-  /** The context with this call's span: pass it as a nested call's `traceContext`. */
+  /**
+   * The context with this call's span: pass it as a nested call's
+   * `traceContext`. Made when asked (a context is a copied map): most calls
+   * have no nested calls.
+   */
   get context(): Context {
-    return this.#context;
+    return trace.setSpan(this.#parent, this.#span);
   }
 
   end(result: ToolResult): void {
