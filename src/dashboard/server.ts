@@ -55,7 +55,13 @@ export async function createDashboard(options: DashboardOptions): Promise<Dashbo
   const api = new DashboardApi(reader, ledger, resolved);
   let guard: Guard | undefined;
   const server = createServer((request, response) => {
-    void serve(request, response, guard as Guard, assets, api);
+    // The guard knows the port only once listening: a request before then is early.
+    if (guard === undefined) return answer(response, 503, { error: "the dashboard is starting" });
+    serve(request, response, guard, assets, api).catch(() => {
+      // A failure past the API's own answers (a socket gone mid-write): never an unhandled rejection.
+      if (!response.headersSent) answer(response, 500, { error: "the dashboard failed to answer" });
+      else response.destroy();
+    });
   });
   try {
     await new Promise<void>((resolve, reject) => {

@@ -156,6 +156,20 @@ describe("dashboard in Chromium", { timeout: 150_000 }, () => {
     }
   });
 
+  it("fits a phone: the page never scrolls sideways, the table and a source's detail included", async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    try {
+      await page.goto(dashboard.openUrl);
+      await page.locator("#sources tbody tr[data-source]").first().waitFor();
+      assert.ok(Number(await page.evaluate("document.documentElement.scrollWidth")) <= 390, "the overview fits");
+      await page.locator("#sources tbody tr").filter({ hasText: "onerror" }).click();
+      await page.locator("#detail .tools tbody tr").first().waitFor();
+      assert.ok(Number(await page.evaluate("document.documentElement.scrollWidth")) <= 390, "a source's detail fits");
+    } finally {
+      await page.close();
+    }
+  });
+
   it("refuses a page opened with a wrong token, and says how to get in", async () => {
     const page = await browser.newPage();
     try {
