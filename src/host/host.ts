@@ -20,6 +20,7 @@ import { Admission, SandboxPool } from "../pool/index.js";
 import { Catalog, declare, ManifestCache, type CatalogEntry } from "../registry/index.js";
 import { checkSourceId, isPluginCandidate } from "../registry/source.js";
 import type { ToolResult } from "../result.js";
+import { Telemetry, type LoadSummary } from "../telemetry/index.js";
 import { runCall, type CallDeps } from "./call-path.js";
 import { Loader } from "./loader.js";
 import { QuarantineView } from "./quarantine-view.js";
@@ -42,6 +43,7 @@ class CorralHost implements Host {
   readonly #quarantine: QuarantineView;
   readonly #loader: Loader;
   readonly #callDeps: CallDeps;
+  readonly #telemetry: Telemetry;
   #closed = false;
 
   constructor(options: ResolvedHostOptions) {
@@ -61,6 +63,7 @@ class CorralHost implements Host {
       onStoreStatus: (status) => this.#storeStatus(status),
     });
     this.#quarantine = new QuarantineView(this.#ledger);
+    this.#telemetry = new Telemetry(options.telemetry ?? {}, () => this.#quarantine.quarantinedCount());
     this.#pool = new SandboxPool({
       workers: options.workers,
       spareWorkers: options.spareWorkers,
@@ -76,6 +79,7 @@ class CorralHost implements Host {
         watchdogGraceMs: options.watchdogGraceMs,
       },
       logger: this.#logger,
+      onWorkerRestart: () => this.#telemetry.workerRestarted(),
     });
     this.#admission = new Admission({ maxInFlight: options.maxInFlight, maxInFlightPerTool: options.maxInFlightPerTool, maxQueue: options.maxQueue });
     const loadLimits: CallLimits = { timeoutMs: options.loadTimeoutMs, memoryMb: options.loadMemoryMb, maxOutputBytes: options.maxOutputBytes, maxDepth: options.maxDepth };
@@ -100,6 +104,7 @@ class CorralHost implements Host {
       logger: this.#logger,
       logToolData: options.logToolData,
       commitBeforeResult: options.commitBeforeResult,
+      telemetry: this.#telemetry,
     };
     this.#registerBuiltins();
   }
@@ -132,7 +137,7 @@ class CorralHost implements Host {
 
   async load(request: LoadRequest): Promise<LoadResult> {
     this.#assertAlive();
-    return this.#finishLoad(await this.#loader.load(request));
+    return this.#telemetry.traceLoad(async () => this.#finishLoad(await this.#loader.load(request)), summarizeLoad);
   }
 
   async author(request: AuthorRequest): Promise<LoadResult> {
@@ -146,7 +151,7 @@ class CorralHost implements Host {
       return { ok: false, source, error: { kind: "quarantined", message: `${source} is quarantined (${state.reason}); it cannot register tools until an operator releases it` } };
     }
     const limits = { maxTools: this.#options.maxToolsPerAgent, maxSourceBytes: this.#options.maxAgentSourceBytes };
-    return this.#finishLoad(await this.#loader.load({ source, code: request.code }, limits));
+    return this.#telemetry.traceLoad(async () => this.#finishLoad(await this.#loader.load({ source, code: request.code }, limits)), summarizeLoad);
   }
 
   #finishLoad(result: LoadResult): LoadResult {
@@ -287,4 +292,11 @@ class CorralHost implements Host {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+/** What a `corral.load` span records of a load's result. */
+function summarizeLoad(result: LoadResult): LoadSummary {
+  return result.ok
+    ? { ok: true, source: result.source, version: result.version, tools: result.tools.length, cached: result.cached, manifestsFrom: result.manifestsFrom }
+    : { ok: false, source: result.source, kind: result.error.kind, message: result.error.message };
 }
