@@ -23,7 +23,7 @@ import type { ToolResult } from "../result.js";
 import { runCall, type CallDeps } from "./call-path.js";
 import { Loader } from "./loader.js";
 import { QuarantineView } from "./quarantine-view.js";
-import type { AuthorRequest, CallOptions, Host, LoadRequest, LoadResult, ToolDeclaration, ToolInfo } from "./types.js";
+import type { AuthorRequest, CallOptions, DeclarationOptions, Host, LoadRequest, LoadResult, ToolDeclaration, ToolInfo } from "./types.js";
 
 const AGENT_ID = /^[A-Za-z0-9_.-]{1,128}$/;
 
@@ -104,7 +104,7 @@ class CorralHost implements Host {
   }
 
   #registerBuiltins(): void {
-    const builtins: CatalogEntry[] = [toolSearchTool(() => this.#catalog.list())];
+    const builtins: CatalogEntry[] = [toolSearchTool(() => this.#catalog.list(), (source) => this.#quarantine.isQuarantined(source))];
     if (this.#options.createTool !== undefined) {
       const { agent, exposure } = this.#options.createTool;
       builtins.push(createToolTool(exposure ?? "hidden", (code) => this.author({ agent, code })));
@@ -190,10 +190,10 @@ class CorralHost implements Host {
     return this.#catalog.list().map((entry) => this.#info(entry));
   }
 
-  declarations(options: { activated?: Iterable<string> } = {}): ToolDeclaration[] {
+  declarations(options: DeclarationOptions = {}): ToolDeclaration[] {
     this.#assertAlive();
     const entries = this.#catalog.list();
-    const activated = new Set(options.activated ?? []);
+    const activated = new Set([...(options.caller?.activated ?? []), ...(options.activated ?? [])]);
     const waiting = entries.some((entry) => entry.manifest.exposure === "deferred" && !activated.has(entry.manifest.name) && !this.#quarantine.isQuarantined(entry.source));
     // tool_search is declared only while deferred tools wait to be found.
     return declare(entries, (source) => this.#quarantine.isQuarantined(source), activated).filter((d) => d.name !== TOOL_SEARCH || waiting);

@@ -13,7 +13,7 @@
 import type Database from "better-sqlite3";
 import { LedgerUnavailableError } from "./errors.js";
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 const SCHEMA_V1 = `
 CREATE TABLE sources (
@@ -78,6 +78,9 @@ CREATE TABLE events (
 CREATE INDEX events_by_source ON events (source, id);
 `;
 
+/** Version 2: who a strike's call was made for (`mcp:<session>`, `model:<uuid>`); NULL for the program's own calls. */
+const SCHEMA_V2 = "ALTER TABLE strikes ADD COLUMN caller TEXT;";
+
 /** Brings the file's schema to SCHEMA_VERSION; `path` only names the file in errors. */
 export function migrate(db: Database.Database, path: string): void {
   db.transaction(() => {
@@ -88,9 +91,8 @@ export function migrate(db: Database.Database, path: string): void {
         { path, version },
       );
     }
-    if (version < 1) {
-      db.exec(SCHEMA_V1);
-      db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    }
+    if (version < 1) db.exec(SCHEMA_V1);
+    if (version < 2) db.exec(SCHEMA_V2);
+    if (version < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

@@ -245,7 +245,7 @@ export class SqliteLedgerStore implements LedgerStore {
     });
     let strikeTimes: number[] = [];
     if (strike) {
-      sql.insertStrike.run({ source: call.source, tool: call.tool, version: call.version, callId: call.callId, outcome: call.outcome, message: call.message ?? "", at: call.at });
+      sql.insertStrike.run({ source: call.source, tool: call.tool, version: call.version, callId: call.callId, outcome: call.outcome, message: call.message ?? "", at: call.at, caller: call.caller ?? null });
       sql.pruneStrikes.run({ source: call.source, keep: (run[0] as Pending).options.keepStrikes });
       strikeTimes = (sql.strikeTimes.all({ source: call.source, limit: (run[0] as Pending).options.keepStrikes }) as { at: number }[]).map((kept) => kept.at);
     }
