@@ -15,7 +15,9 @@ export type HostEvent =
   | { type: "tool_execution_end"; callId: string; tool: string; source?: string; result: ToolResult; at: number }
   | { type: "quarantine"; source: string; reason: string; since: number; until: number | null; at: number }
   | { type: "release"; source: string; actor: string; at: number }
-  | { type: "worker_crash"; message: string; at: number };
+  | { type: "worker_crash"; message: string; at: number }
+  /** A source's tools were registered or replaced (a load, create_tool): what tools() answers changed. */
+  | { type: "tools_changed"; source: string; tools: string[]; at: number };
 
 export type HostEventListener = (event: HostEvent) => void;
 

@@ -150,6 +150,7 @@ class CorralHost implements Host {
     // it wakes an idle worker on a virtual machine.
     if (result.manifestsFrom !== "worker") setImmediate(() => this.#warmAhead(result.source));
     const tools = this.#catalog.ofSource(result.source).map((entry) => this.#info(entry));
+    this.#events.emit({ type: "tools_changed", source: result.source, tools: tools.map((tool) => tool.name), at: Date.now() });
     this.#logger.info({ event: "load", source: result.source, version: result.version, tools: tools.map((t) => t.name), cached: result.cached, manifestsFrom: result.manifestsFrom }, "source loaded");
     return { ...result, tools };
   }
