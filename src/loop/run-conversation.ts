@@ -24,9 +24,10 @@
  */
 import { createCaller, type Caller } from "../registry/index.js";
 import type { ToolResult } from "../result.js";
-import { isToolUse, type Message, type MessageCreateParams, type MessageParam, type StopReason, type ToolParam, type ToolUseBlock } from "./messages.js";
+import { isToolUse, type Message, type MessageCreateParams, type MessageParam, type StopReason, type ToolParam } from "./messages.js";
 import type { Model } from "./model.js";
 import { resolveConversationOptions, type ConversationOptions, type ResolvedConversationOptions } from "./options.js";
+import { runTools, throwIfAborted } from "./run-tools.js";
 import { toToolResultBlock } from "./tool-results.js";
 
 /** One tool call the loop ran, with everything the host answered (details and structured included). */
@@ -123,37 +124,3 @@ async function askModel(model: Model, request: MessageCreateParams, o: ResolvedC
   }
 }
 
-/**
- * Runs a turn's calls, at most maxConcurrency at once, and answers their
- * results in call order whatever order they finish in. host.call never throws
- * for a tool's failure; if it throws anyway (a closed host), no further call
- * starts, the running ones finish, and the first error is rethrown.
- */
-async function runTools(uses: ToolUseBlock[], o: ResolvedConversationOptions, caller: Caller): Promise<ToolResult[]> {
-  const results: ToolResult[] = new Array<ToolResult>(uses.length);
-  const callOptions = {
-    caller,
-    ...(o.signal !== undefined ? { signal: o.signal } : {}),
-    ...(o.toolTimeoutMs !== undefined ? { timeoutMs: o.toolTimeoutMs } : {}),
-  };
-  let next = 0;
-  let thrown: { error: unknown } | undefined;
-  const lane = async (): Promise<void> => {
-    while (thrown === undefined && next < uses.length) {
-      const index = next++;
-      const use = uses[index] as ToolUseBlock;
-      try {
-        results[index] = await o.host.call(use.name, use.input, callOptions);
-      } catch (error) {
-        thrown ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(o.maxConcurrency, uses.length) }, lane));
-  if (thrown !== undefined) throw thrown.error;
-  return results;
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted === true) throw signal.reason;
-}
