@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   "ledger_unavailable",
   "invalid_model_response",
   "not_a_ledger",
+  "invalid_tool_name",
 ] as const;
 export type CorralErrorCode = (typeof ERROR_CODES)[number];
 

@@ -24,7 +24,7 @@ import { Telemetry, type LoadSummary } from "../telemetry/index.js";
 import { runCall, type CallDeps } from "./call-path.js";
 import { Loader } from "./loader.js";
 import { QuarantineView } from "./quarantine-view.js";
-import type { AuthorRequest, CallOptions, Host, LoadRequest, LoadResult, ToolDeclaration, ToolInfo } from "./types.js";
+import type { AuthorRequest, CallOptions, DeclarationOptions, Host, LoadRequest, LoadResult, ToolDeclaration, ToolInfo } from "./types.js";
 
 const AGENT_ID = /^[A-Za-z0-9_.-]{1,128}$/;
 
@@ -119,7 +119,7 @@ class CorralHost implements Host {
   }
 
   #registerBuiltins(): void {
-    const builtins: CatalogEntry[] = [toolSearchTool(() => this.#catalog.list())];
+    const builtins: CatalogEntry[] = [toolSearchTool(() => this.#catalog.list(), (source) => this.#quarantine.isQuarantined(source))];
     if (this.#options.createTool !== undefined) {
       const { agent, exposure } = this.#options.createTool;
       builtins.push(createToolTool(exposure ?? "hidden", (code) => this.author({ agent, code })));
@@ -165,6 +165,7 @@ class CorralHost implements Host {
     // it wakes an idle worker on a virtual machine.
     if (result.manifestsFrom !== "worker") setImmediate(() => this.#warmAhead(result.source));
     const tools = this.#catalog.ofSource(result.source).map((entry) => this.#info(entry));
+    this.#events.emit({ type: "tools_changed", source: result.source, tools: tools.map((tool) => tool.name), at: Date.now() });
     this.#logger.info({ event: "load", source: result.source, version: result.version, tools: tools.map((t) => t.name), cached: result.cached, manifestsFrom: result.manifestsFrom }, "source loaded");
     return { ...result, tools };
   }
@@ -205,10 +206,10 @@ class CorralHost implements Host {
     return this.#catalog.list().map((entry) => this.#info(entry));
   }
 
-  declarations(options: { activated?: Iterable<string> } = {}): ToolDeclaration[] {
+  declarations(options: DeclarationOptions = {}): ToolDeclaration[] {
     this.#assertAlive();
     const entries = this.#catalog.list();
-    const activated = new Set(options.activated ?? []);
+    const activated = new Set([...(options.caller?.activated ?? []), ...(options.activated ?? [])]);
     const waiting = entries.some((entry) => entry.manifest.exposure === "deferred" && !activated.has(entry.manifest.name) && !this.#quarantine.isQuarantined(entry.source));
     // tool_search is declared only while deferred tools wait to be found.
     return declare(entries, (source) => this.#quarantine.isQuarantined(source), activated).filter((d) => d.name !== TOOL_SEARCH || waiting);

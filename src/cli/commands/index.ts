@@ -11,3 +11,4 @@ export { demoCommand } from "./demo.js";
 export { auditCommand, type AuditOptions } from "./audit.js";
 export { parseUntil, quarantineCommand, releaseCommand, type QuarantineOptions, type ReleaseOptions } from "./quarantine.js";
 export { dashboardCommand, DASHBOARD_TOKEN_ENV, type DashboardCliOptions } from "./dashboard.js";
+export { mcpCommand, MCP_TOKEN_ENV, type McpOptions } from "./mcp.js";
