@@ -210,9 +210,19 @@ export type CancelMessage = z.infer<typeof CancelMessage>;
 export const ReplyEntry = z.strictObject({ id: z.number().int().nonnegative(), reply: Reply });
 export type ReplyEntry = z.infer<typeof ReplyEntry>;
 
+/**
+ * The part of a running task the worker is in: a call or warm-up that must
+ * first make its isolate runs the module's top level (`load`, under the load
+ * time limit), then the call itself (`run`, under the call's). Sent only by
+ * a task that loads, so the host's watchdog times each part by its own limit.
+ */
+export const TaskPhase = z.enum(["load", "run"]);
+export type TaskPhase = z.infer<typeof TaskPhase>;
+
 /** Worker → host: first `ready` (with the pid the watchdog watches), then replies, in task order. */
 export const WorkerMessage = z.discriminatedUnion("type", [
   z.strictObject({ corral: z.literal(1), type: z.literal("ready"), pid: z.number().int().positive() }),
+  z.strictObject({ corral: z.literal(1), type: z.literal("phase"), id: z.number().int().nonnegative(), phase: TaskPhase }),
   z.strictObject({ corral: z.literal(1), type: z.literal("replies"), replies: z.array(ReplyEntry).min(1) }),
 ]);
 export type WorkerMessage = z.infer<typeof WorkerMessage>;

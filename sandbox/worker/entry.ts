@@ -109,7 +109,11 @@ export default function serve(raw: unknown): Promise<never> {
     const skip = cancels.starting(id);
     if (!skip && !holdBack(task)) flush();
     const started = performance.now();
-    const reply = skip ? skipped(task) : await core.handle(task);
+    const reply = skip ? skipped(task) : await core.handle(task, (phase) => {
+      // The host times the load by the load limit: what is held leaves first.
+      if (phase === "load") flush();
+      send({ corral: 1, type: "phase", id, phase });
+    });
     lastWasSlow = performance.now() - started > QUICK_CALL_MS;
     // What the cache dropped rides on a reply the host reads (not a skipped
     // one: the host no longer listens for it).

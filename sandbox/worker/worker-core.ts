@@ -17,7 +17,7 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { isolateKey, QUICK_CALL_MS, type CallReply, type CallTask, type DescribeReply, type DescribeTask, type Reply, type Task, type WarmReply, type WarmTask } from "../protocol.js";
+import { isolateKey, QUICK_CALL_MS, type CallReply, type CallTask, type DescribeReply, type DescribeTask, type Reply, type Task, type TaskPhase, type WarmReply, type WarmTask } from "../protocol.js";
 import { bundleCode } from "./bundle-store.js";
 import { IsolateCache } from "./isolate-cache.js";
 import { LoadFailure, ToolIsolate } from "./tool-isolate.js";
@@ -60,10 +60,14 @@ export class WorkerCore {
     return this.#settings;
   }
 
-  async handle(task: Task): Promise<Reply> {
+  /**
+   * Runs one task. `phase` hears when a call or warm-up starts running a
+   * module's top level (`load`) and when that is over (`run`).
+   */
+  async handle(task: Task, phase: (phase: TaskPhase) => void = () => undefined): Promise<Reply> {
     try {
       if (task.type === "describe") return await this.#describe(task);
-      return task.type === "call" ? await this.#call(task) : this.#warm(task);
+      return task.type === "call" ? await this.#call(task, phase) : this.#warm(task, phase);
     } catch (error) {
       // A failure of this worker's own code, not of the tool: said so, and no strike.
       return failed(task, "tool_error", `corral's sandbox worker failed (not counted against the tool): ${error instanceof Error ? error.message : "unknown error"}`);
@@ -164,10 +168,11 @@ export class WorkerCore {
   }
 
   /** Builds and keeps the isolate a call of the task's tool would use (nothing runs if it is warm already). */
-  #warm(task: WarmTask): WarmReply {
+  #warm(task: WarmTask, phase: (phase: TaskPhase) => void): WarmReply {
     const key = isolateKey(task.bundle, task.limits.memoryMb, task.tool);
     if (this.#cache.peek(key) !== undefined) return { type: "warm", kind: "ok", kept: key, metrics: zeroMetrics() };
     const started = performance.now();
+    phase("load");
     const created = this.#createIsolate(task);
     if (created instanceof LoadFailure) return { type: "warm", kind: created.kind, message: created.message, metrics: zeroMetrics() };
     this.#cache.keep(key, created);
@@ -176,14 +181,16 @@ export class WorkerCore {
     return reply;
   }
 
-  async #call(task: CallTask): Promise<CallReply> {
+  async #call(task: CallTask, phase: (phase: TaskPhase) => void): Promise<CallReply> {
     const key = isolateKey(task.bundle, task.limits.memoryMb, task.tool);
     let isolate = this.#cache.take(key);
     const warm = isolate !== undefined;
     if (isolate === undefined) {
+      phase("load");
       const created = this.#createIsolate(task);
       if (created instanceof LoadFailure) return { type: "call", kind: created.kind, message: created.message, metrics: zeroMetrics(), warm };
       isolate = created;
+      phase("run");
     }
     const run = await isolate.invoke(task.tool, task.inputJson, task.callId, task.limits);
     isolate.lastCallMs = run.metrics.wallMs;

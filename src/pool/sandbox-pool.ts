@@ -109,7 +109,12 @@ export class SandboxPool {
   #startSession(): void {
     const session = new WorkerSession(
       this.#tinypool,
-      { watchdogGraceMs: this.#options.watchdogGraceMs, workerMemorySlackMb: this.#options.workerMemorySlackMb, logger: this.#options.logger },
+      {
+        watchdogGraceMs: this.#options.watchdogGraceMs,
+        workerMemorySlackMb: this.#options.workerMemorySlackMb,
+        loadTimeoutMs: this.#options.worker.loadTimeoutMs,
+        logger: this.#options.logger,
+      },
       {
         ready: (ready) => {
           this.#router.progressed(ready);

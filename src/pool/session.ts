@@ -59,7 +59,7 @@ export type SessionHooks = {
   ended(session: WorkerSession, orphans: PendingTask[]): void;
 };
 
-export type SessionOptions = { watchdogGraceMs: number; workerMemorySlackMb: number; logger: Logger };
+export type SessionOptions = { watchdogGraceMs: number; workerMemorySlackMb: number; loadTimeoutMs: number; logger: Logger };
 
 export class WorkerSession {
   readonly #options: SessionOptions;
@@ -217,6 +217,13 @@ export class WorkerSession {
       this.#hooks.ready(this);
       return;
     }
+    if (message.type === "phase") {
+      // The running task makes its isolate first (the module's top level,
+      // under the load limit), then runs: each part has its own watchdog.
+      const head = this.#fifo[0];
+      if (head?.id === message.id) this.#watch(message.phase === "load" ? this.#options.loadTimeoutMs : head.limits.timeoutMs, message.phase);
+      return;
+    }
     for (const entry of message.replies) {
       if (!this.#settleHead(entry)) {
         this.kill("protocol", "the sandbox worker answered out of order");
@@ -254,10 +261,7 @@ export class WorkerSession {
     const head = this.#fifo[0];
     if (head === undefined) return;
     const { timeoutMs, memoryMb } = head.limits;
-    this.#watchdog = setTimeout(
-      () => this.kill("watchdog", `the tool ran past its ${timeoutMs} ms limit and its worker did not stop it; the worker was killed`),
-      timeoutMs + this.#options.watchdogGraceMs,
-    );
+    this.#watch(timeoutMs, "run");
     const pid = this.#worker?.pid;
     const baseline = pid === undefined ? undefined : this.#baseline(pid);
     if (pid === undefined || baseline === undefined) return;
@@ -272,6 +276,16 @@ export class WorkerSession {
       }
     }, RSS_SAMPLE_MS);
     this.#rssWatch.unref();
+  }
+
+  /** (Re)arms the watchdog of the running task: `limitMs` + grace from now. */
+  #watch(limitMs: number, phase: "load" | "run"): void {
+    clearTimeout(this.#watchdog);
+    const what = phase === "load" ? "loading the module (its top level) ran past the" : "the tool ran past its";
+    this.#watchdog = setTimeout(
+      () => this.kill("watchdog", `${what} ${limitMs} ms limit and its worker did not stop it; the worker was killed`),
+      limitMs + this.#options.watchdogGraceMs,
+    );
   }
 
   /**
