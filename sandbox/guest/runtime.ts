@@ -83,10 +83,43 @@ function answerOf(kind: GuestAnswerKind, text: string): GuestAnswer {
   return { kind, text };
 }
 
+/**
+ * The tool's result is written first, against the whole budget; its log
+ * lines then get what room is left (they never make a result too large: the
+ * lines that do not fit are dropped and counted).
+ */
 function successAnswer(record: Record<string, unknown>, budget: SerializeBudget): GuestAnswer {
-  const logs = guestConsole.take();
-  if (logs.length > 0) record.logs = logs;
-  return answerOf("ok", serialize(record, budget));
+  const text = serialize(record, budget);
+  return answerOf("ok", withLogs(text, guestConsole.take(), budget.maxBytes - text.length));
+}
+
+/** `recordText` (a JSON object) with a `logs` member of as many lines as fit in `room` characters. */
+function withLogs(recordText: string, lines: string[], room: number): string {
+  if (lines.length === 0) return recordText;
+  let kept = lines;
+  for (;;) {
+    const dropped = lines.length - kept.length;
+    const shown = dropped === 0 ? kept : concatLine(kept, `[corral] ${dropped} more log lines did not fit in the result`);
+    try {
+      const logsText = serialize(shown, { maxBytes: room - 10, maxDepth: 2 });
+      return `${I.stringSlice(recordText, 0, recordText.length - 1)}${recordText.length > 2 ? "," : ""}"logs":${logsText}}`;
+    } catch {
+      if (kept.length === 0) return recordText;
+      kept = firstOf(kept, kept.length >> 1);
+    }
+  }
+}
+
+function firstOf(list: string[], count: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) I.arrayPush(out, list[i] as string);
+  return out;
+}
+
+function concatLine(list: string[], line: string): string[] {
+  const out = firstOf(list, list.length);
+  I.arrayPush(out, line);
+  return out;
 }
 
 /**
@@ -98,17 +131,17 @@ function successAnswer(record: Record<string, unknown>, budget: SerializeBudget)
  */
 function errorAnswer(kind: Exclude<GuestAnswerKind, "ok">, message: string, extra?: { issues?: unknown[]; stack?: string }): GuestAnswer {
   const logs = clipLogs(guestConsole.take(), ERROR_LOG_CHARS);
-  const attempts = [true, false];
-  for (let a = 0; a < attempts.length; a++) {
+  const withStack = [true, false];
+  for (let a = 0; a < withStack.length; a++) {
     const record = I.ObjectCreate(null) as Record<string, unknown>;
     record.ok = false;
     record.kind = kind;
     record.message = clipText(message, MESSAGE_MAX_CHARS);
     if (extra?.issues !== undefined) record.issues = extra.issues;
-    if (attempts[a] === true && extra?.stack !== undefined) record.stack = clipText(extra.stack, MESSAGE_MAX_CHARS * 2);
-    if (attempts[a] === true && logs.length > 0) record.logs = logs;
+    if (withStack[a] === true && extra?.stack !== undefined) record.stack = clipText(extra.stack, MESSAGE_MAX_CHARS * 2);
     try {
-      return answerOf(kind, serialize(record, ERROR_BUDGET));
+      const text = serialize(record, ERROR_BUDGET);
+      return answerOf(kind, withLogs(text, logs, ERROR_BUDGET.maxBytes - text.length));
     } catch {
       // too large once escaped: try again with less
     }

@@ -28,6 +28,7 @@ const TABLE: [string, Evidence, OutcomeKind][] = [
   ["load: the module refused", { phase: "load", answer: "module_refused" }, "compile_error"],
   ["call: the module refused during a cold call", { phase: "call", answer: "module_refused" }, "tool_error"],
   ["load: described", { phase: "load", answer: "ok" }, "ok"],
+  ["load: the tools cannot be described", { phase: "load", answer: "tool_error" }, "compile_error"],
   ["load: top level past the load time limit", { phase: "load", deadlinePassed: true }, "timeout"],
   ["load: disposed by the memory limit", { phase: "load", disposedByLimit: true }, "memory"],
   ["load: corral failed", { phase: "load", internal: true }, "tool_error"],

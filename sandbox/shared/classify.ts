@@ -69,7 +69,10 @@ export function classify(evidence: Evidence): OutcomeKind {
   }
   if (answer !== undefined) {
     if (evidence.oversized === true) return "output_too_large";
-    if (answer === "module_refused") return evidence.phase === "load" ? "compile_error" : "tool_error";
+    // A module that refused to load, or whose tools cannot be described (a
+    // top level that broke its own schemas), is the module's compile_error
+    // at load time; met by a call, it is that call's tool_error.
+    if (answer === "module_refused" || (evidence.phase === "load" && answer !== "ok")) return evidence.phase === "load" ? "compile_error" : "tool_error";
     if (answer !== "ok" && evidence.allocationRefused === true && evidence.nearLimit === true) return "memory";
     return answer;
   }

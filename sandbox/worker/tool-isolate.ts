@@ -282,6 +282,8 @@ export class ToolIsolate {
       }
       const kind = classify(evidence);
       if (kind === answer.kind) result = { kind, text: answer.text, metrics: zeroMetrics() };
+      // A describe the guest could not make: its words are the module's load error.
+      else if (kind === "compile_error") result = { kind, message: answer.text, metrics: zeroMetrics() };
       else if (kind === "output_too_large") result = { kind, message: `the result is larger than ${limits.maxOutputBytes} bytes`, metrics: zeroMetrics() };
       else result = { kind, message: failureMessage(kind, limits, undefined), metrics: zeroMetrics() };
     } catch (error) {
