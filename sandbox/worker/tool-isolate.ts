@@ -46,6 +46,12 @@ export type ToolIsolateOptions = {
 };
 
 const HEAP_READ_EVERY_CALLS = 16;
+
+/**
+ * The worker's resident memory after its last slow run (process-wide: one
+ * worker, one reading). A quick call cannot grow it much and reads nothing.
+ */
+let lastResidentBytes = process.memoryUsage.rss();
 const NEAR_LIMIT = 0.9;
 
 /** Extra room in the text limit for the envelope around the tool's data. */
@@ -72,6 +78,12 @@ export class ToolIsolate {
   #callsSinceHeapRead = 0;
   #inCall = false;
   heapBytes = 0;
+  /**
+   * Memory this isolate holds that V8's heap statistics do not count
+   * (WebAssembly memories, mostly): the worker's resident growth over a slow
+   * run, less the heap's own growth. It never shrinks (Wasm memory does not).
+   */
+  #unseenBytes = 0;
   /** How long the last call took (the worker holds replies back only behind fast calls). */
   lastCallMs = Number.POSITIVE_INFINITY;
   readonly #memoryMb: number;
@@ -95,6 +107,8 @@ export class ToolIsolate {
     const tool = new ToolIsolate(memoryMb);
     try {
       tool.#runRuntime(timeoutMs, { warm: true });
+      // What the blank costs is the runtime's, not the module's that will take it.
+      lastResidentBytes = process.memoryUsage.rss();
       return tool;
     } catch (error) {
       tool.dispose();
@@ -133,7 +147,7 @@ export class ToolIsolate {
         tool.dispose();
         return new LoadFailure(classify({ phase, answer: "module_refused" }), refused);
       }
-      tool.#updateHeap();
+      tool.#noteResidentGrowth(0);
       return tool;
     } catch (error) {
       const evidence: Evidence = { phase, internal: error instanceof GuestContractError };
@@ -300,11 +314,14 @@ export class ToolIsolate {
     }
     // An isolate whose run did not end in an answer is not reused.
     if (result.text === undefined && result.kind !== "output_too_large") this.dispose();
+    const heapBefore = this.heapBytes;
+    const wallMs = performance.now() - started;
     result.metrics = {
-      wallMs: performance.now() - started,
+      wallMs,
       cpuMs: Math.max(0, Number(this.#cpuNs() - cpuBefore) / 1e6),
-      heapBytes: this.#heapAfter(performance.now() - started),
+      heapBytes: this.#heapAfter(wallMs),
     };
+    if (wallMs > 1 && this.alive) this.#noteResidentGrowth(heapBefore);
     // An isolate left near its limit is not kept warm: its next call would
     // start out of room. (A call that filled it was slow, so the reading is fresh.)
     if (this.alive && this.heapBytes >= limits.memoryMb * 1024 * 1024 * NEAR_LIMIT) this.dispose();
@@ -339,6 +356,20 @@ export class ToolIsolate {
       return this.#updateHeap();
     }
     return this.heapBytes;
+  }
+
+  /** The full size the worker's budget counts this isolate at: heap, external buffers and unseen memory. */
+  get footprintBytes(): number {
+    return this.heapBytes + this.#unseenBytes;
+  }
+
+  /** After a slow run (or the load): charges the resident growth the heap does not explain to this isolate. */
+  #noteResidentGrowth(heapBefore: number): void {
+    const heapAfter = this.#updateHeap();
+    const resident = process.memoryUsage.rss();
+    const grown = resident - lastResidentBytes;
+    lastResidentBytes = resident;
+    this.#unseenBytes += Math.max(0, grown - Math.max(0, heapAfter - heapBefore));
   }
 
   #updateHeap(): number {

@@ -83,6 +83,15 @@ describe("WorkerCore, in process", { timeout: 60_000 }, () => {
     assert.deepEqual(JSON.parse(other.envelopeJson ?? "").structured, { n: 1 });
   });
 
+  it("counts a kept isolate's WebAssembly memory in the warm budget", async () => {
+    const before = core.warmFootprintBytes;
+    const run = `() => { globalThis.kept = new WebAssembly.Memory({ initial: 480 }); new Uint8Array(globalThis.kept.buffer).fill(1); return { pages: 480 }; }`;
+    const reply = (await core.handle(callTask(tool("wasm_keeper", run), "wasm_keeper", { ...LIMITS, timeoutMs: 5_000 }))) as CallReply;
+    assert.equal(reply.kind, "ok", JSON.stringify(reply).slice(0, 300));
+    // 480 pages of 64 KiB: 30 MB that V8's heap statistics do not show.
+    assert.ok(core.warmFootprintBytes - before >= 25 * 1024 * 1024, `counted ${core.warmFootprintBytes - before} bytes`);
+  });
+
   it("runs a debounce over 200,000 events with one pending timer", async () => {
     const run = `() => new Promise((resolve) => { let t; let fired = 0; for (let i = 0; i < 200000; i++) { clearTimeout(t); t = setTimeout(() => { fired++; resolve({ fired }); }, 5); } })`;
     const reply = (await core.handle(callTask(tool("debounce", run), "debounce", { ...LIMITS, timeoutMs: 5_000 }))) as CallReply;

@@ -91,6 +91,11 @@ export class WorkerCore {
     return this.#cache.size;
   }
 
+  /** What the kept isolates weigh in the budget: heap, external buffers, WebAssembly memory. */
+  get warmFootprintBytes(): number {
+    return this.#cache.footprintBytes;
+  }
+
   /** Makes the blank isolate now (boot), at the default memory limit. */
   prepareBlank(): void {
     this.#blank = ToolIsolate.prepare(this.#blankMemoryMb, this.#settings.loadTimeoutMs);
