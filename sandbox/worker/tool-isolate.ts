@@ -54,6 +54,10 @@ const HEAP_READ_EVERY_CALLS = 16;
 let lastResidentBytes = process.memoryUsage.rss();
 const NEAR_LIMIT = 0.9;
 
+/** How the worker tells that an isolate stopped by a limit has stopped: under this share of a core over a sample. */
+const QUIET_SAMPLE_MS = 10;
+const QUIET_CPU_SHARE = 0.3;
+
 /** Extra room in the text limit for the envelope around the tool's data. */
 const ENVELOPE_SLACK_CHARS = 64 * 1024;
 
@@ -269,6 +273,7 @@ export class ToolIsolate {
     this.#callDeadline = started + limits.timeoutMs;
     this.#inCall = true;
     let timedOut = false;
+    let asyncEntry = false;
     // Synchronous entries carry their own timeout; only a call left waiting
     // on timers or promises needs this timer.
     let deadline: NodeJS.Timeout | undefined;
@@ -276,6 +281,7 @@ export class ToolIsolate {
     try {
       let answer = enter();
       if (answer instanceof Promise) {
+        asyncEntry = true;
         deadline = setTimeout(
           () => {
             timedOut = true;
@@ -314,6 +320,8 @@ export class ToolIsolate {
     }
     // An isolate whose run did not end in an answer is not reused.
     if (result.text === undefined && result.kind !== "output_too_large") this.dispose();
+    // Only an asynchronous entry can outlive its call (a synchronous one holds this thread).
+    if (asyncEntry && (result.kind === "timeout" || result.kind === "memory")) await this.#quiet();
     const heapBefore = this.heapBytes;
     const wallMs = performance.now() - started;
     result.metrics = {
@@ -326,6 +334,24 @@ export class ToolIsolate {
     // start out of room. (A call that filled it was slow, so the reading is fresh.)
     if (this.alive && this.heapBytes >= limits.memoryMb * 1024 * 1024 * NEAR_LIMIT) this.dispose();
     return result;
+  }
+
+  /**
+   * Resolves once nothing of a call stopped by a limit runs any more. The
+   * isolate is disposed, but native work reached from a timer or a
+   * continuation (a huge TypedArray sort, a regexp compile) ignores that and
+   * runs on in the isolate's thread, where no promise tells when it ends; this
+   * process's CPU time does. The call is answered only once this process is
+   * quiet, so the host's watchdog, still timing that call, stops what will
+   * not stop and charges it, never the call that comes next.
+   */
+  async #quiet(): Promise<void> {
+    for (;;) {
+      const before = process.cpuUsage();
+      await new Promise((resolve) => setTimeout(resolve, QUIET_SAMPLE_MS));
+      const used = process.cpuUsage(before);
+      if ((used.user + used.system) / 1000 < QUIET_SAMPLE_MS * QUIET_CPU_SHARE) return;
+    }
   }
 
   /** The guest forgot its timers when it handed over the answer; forget ours. */

@@ -83,6 +83,19 @@ describe("WorkerCore, in process", { timeout: 60_000 }, () => {
     assert.deepEqual(JSON.parse(other.envelopeJson ?? "").structured, { n: 1 });
   });
 
+  it("answers a timer's uninterruptible native work only once it is over", async () => {
+    // Object.keys of a large typed array ignores termination: the deadline
+    // passes inside it, and the answer must wait until the isolate's thread is free.
+    const run = `() => new Promise(() => { setTimeout(() => { Object.keys(new Uint8Array(20_000_000)); }, 1); })`;
+    const reply = (await core.handle(callTask(tool("native_sort", run), "native_sort", { ...LIMITS, memoryMb: 256, timeoutMs: 50 }))) as CallReply;
+    assert.equal(reply.kind, "timeout");
+    // Once answered, nothing of it runs: this process is quiet.
+    const before = process.cpuUsage();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const used = process.cpuUsage(before);
+    assert.ok((used.user + used.system) / 1000 < 60, `the process kept working after the answer: ${used.user + used.system} us of CPU in 100 ms`);
+  });
+
   it("counts a kept isolate's WebAssembly memory in the warm budget", async () => {
     const before = core.warmFootprintBytes;
     const run = `() => { globalThis.kept = new WebAssembly.Memory({ initial: 480 }); new Uint8Array(globalThis.kept.buffer).fill(1); return { pages: 480 }; }`;
