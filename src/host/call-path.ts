@@ -132,7 +132,7 @@ async function runSandboxed(deps: CallDeps, entry: CatalogEntry, inputJson: stri
   const outcome = await deps.pool.run(
     { type: "call", callId: info.callId, bundle: entry.runner.bundle, tool: entry.manifest.name, inputJson, limits },
     limits,
-    isolateKey(entry.runner.bundle.hash, limits.memoryMb, entry.manifest.name),
+    isolateKey(entry.runner.bundle, limits.memoryMb, entry.manifest.name),
     options.signal,
   );
   if (!outcome.ok) {
@@ -144,8 +144,10 @@ async function runSandboxed(deps: CallDeps, entry: CatalogEntry, inputJson: stri
   const reply = outcome.reply;
   if (reply.type !== "call") return failure(info, "crash", "the sandbox worker answered a call with a load reply");
   const withMetrics = { ...info, metrics: reply.metrics, warm: reply.warm };
-  if (reply.end !== "completed" || reply.envelopeJson === undefined) {
-    const kind: ErrorKind = reply.end === "load_error" ? "tool_error" : reply.end === "completed" ? "crash" : reply.end;
+  // The worker classified the call (sandbox/shared/classify.ts); the
+  // envelope, when the guest's answer stood, carries its data and words.
+  if (reply.envelopeJson === undefined) {
+    const kind: ErrorKind = reply.kind === "ok" ? "crash" : reply.kind;
     return failure(withMetrics, kind, reply.message ?? "the call failed");
   }
   return fromEnvelope(withMetrics, reply.envelopeJson, deps.channels);

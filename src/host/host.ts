@@ -185,8 +185,8 @@ class CorralHost implements Host {
     const tool = entry.manifest.name;
     const warm = this.#pool.warmAhead({ type: "warm", bundle: entry.runner.bundle, tool, limits: this.#limits(entry, {}) });
     void warm?.then((outcome) => {
-      const end = outcome.ok ? outcome.reply.end : outcome.kind;
-      if (end !== "completed") this.#logger.debug({ event: "warm_ahead", source, tool, end }, "the tool's isolate was not built ahead; its first call builds it");
+      const kind = outcome.ok ? outcome.reply.kind : outcome.kind;
+      if (kind !== "ok") this.#logger.debug({ event: "warm_ahead", source, tool, kind }, "the tool's isolate was not built ahead; its first call builds it");
     });
   }
 
