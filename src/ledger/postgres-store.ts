@@ -105,14 +105,7 @@ export class PostgresLedgerStore implements LedgerStore {
   /** Connects and brings the schema up to date once; a failure that a retry may cure is tried again next time. */
   #whenReady(): Promise<void> {
     if (this.#fatal !== undefined) return Promise.reject(this.#fatal);
-    this.#ready ??= (async () => {
-      const client = await this.#pool.connect();
-      try {
-        await migratePostgres(client, this.schema, this.where, this.#options.createSchema);
-      } finally {
-        client.release();
-      }
-    })().catch((error: unknown) => {
+    this.#ready ??= withClient(this.#pool, (client) => migratePostgres(client, this.schema, this.where, this.#options.createSchema)).catch((error: unknown) => {
       this.#ready = undefined;
       const wrapped = this.#wrap("open the ledger", error);
       if (classify(error) === "config") this.#fatal = wrapped;
