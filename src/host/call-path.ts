@@ -22,6 +22,7 @@ import { askGate, decideEffects, type BeforeToolCall, type EffectDecision, type 
 import { isStrike, type Ledger } from "../ledger/index.js";
 import type { Admission, SandboxPool } from "../pool/index.js";
 import { mayReach, type Caller, type Catalog, type CatalogEntry } from "../registry/index.js";
+import type { CallSpan, Telemetry } from "../telemetry/index.js";
 import { checkSourceId } from "../registry/source.js";
 import type { ErrorKind, OutcomeKind, ToolResult } from "../result.js";
 import { capForModel, failure, fromEnvelope, type CallInfo, type ChannelLimits } from "./channels.js";
@@ -42,6 +43,7 @@ export type CallDeps = {
   logger: Logger;
   logToolData: boolean;
   commitBeforeResult: "strikes" | "all";
+  telemetry: Telemetry;
 };
 
 export async function runCall(deps: CallDeps, name: string, input: unknown, options: CallOptions): Promise<ToolResult> {
@@ -49,13 +51,15 @@ export async function runCall(deps: CallDeps, name: string, input: unknown, opti
   const started = performance.now();
   const tool = String(name).slice(0, 64);
   const entry = typeof name === "string" ? reachable(deps.catalog.get(name), options.caller) : undefined;
+  const span = deps.telemetry.startCall(tool, callId, options.traceContext);
   deps.events.emit({ type: "tool_execution_start", callId, tool, ...(entry ? { source: entry.source } : {}), at: Date.now() });
   const result = entry === undefined
     ? failure({ tool, callId }, "unknown_tool", `there is no tool named "${tool}"; the tools are listed by host.tools()`)
-    : await runEntry(deps, entry, input, options, { tool, callId, source: entry.source, version: entry.version });
+    : await runEntry(deps, entry, input, options, { tool, callId, source: entry.source, version: entry.version }, span);
   if (result.metrics.wallMs === 0) result.metrics = { ...result.metrics, wallMs: performance.now() - started };
   if (options.caller !== undefined && entry?.runner.kind === "builtin" && result.ok) options.caller.activate(result.control?.add_tools ?? []);
   await finish(deps, result, entry, input, options.caller);
+  span.end(result);
   return result;
 }
 
@@ -64,7 +68,7 @@ function reachable(entry: CatalogEntry | undefined, caller: Caller | undefined):
   return entry === undefined || caller === undefined || mayReach(entry.manifest, caller) ? entry : undefined;
 }
 
-async function runEntry(deps: CallDeps, entry: CatalogEntry, input: unknown, options: CallOptions, info: CallInfo): Promise<ToolResult> {
+async function runEntry(deps: CallDeps, entry: CatalogEntry, input: unknown, options: CallOptions, info: CallInfo, span: CallSpan): Promise<ToolResult> {
   let inputJson: string;
   try {
     inputJson = JSON.stringify(input === undefined ? {} : input) ?? "null";
@@ -84,7 +88,9 @@ async function runEntry(deps: CallDeps, entry: CatalogEntry, input: unknown, opt
   if (decision === "deny") {
     return failure(info, "blocked", `"${entry.manifest.name}" declares effects the host's policy denies for ${entry.source}; it cannot run here`);
   }
+  const gateStarted = performance.now();
   const verdict = await askGate(deps.gate, gateCall(info, entry, inputJson, decision), { signal: options.signal });
+  span.gateWaitMs = performance.now() - gateStarted;
   if (verdict.action === "block") return failure(info, "blocked", `the call was blocked: ${verdict.reason}`);
   if (options.signal?.aborted) return failure(info, "cancelled", "the call was cancelled before it started");
 
@@ -126,7 +132,7 @@ async function runSandboxed(deps: CallDeps, entry: CatalogEntry, inputJson: stri
   const outcome = await deps.pool.run(
     { type: "call", callId: info.callId, bundle: entry.runner.bundle, tool: entry.manifest.name, inputJson, limits },
     limits,
-    isolateKey(entry.runner.bundle.hash, limits.memoryMb, entry.manifest.name),
+    isolateKey(entry.runner.bundle, limits.memoryMb, entry.manifest.name),
     options.signal,
   );
   if (!outcome.ok) {
@@ -138,8 +144,10 @@ async function runSandboxed(deps: CallDeps, entry: CatalogEntry, inputJson: stri
   const reply = outcome.reply;
   if (reply.type !== "call") return failure(info, "crash", "the sandbox worker answered a call with a load reply");
   const withMetrics = { ...info, metrics: reply.metrics, warm: reply.warm };
-  if (reply.end !== "completed" || reply.envelopeJson === undefined) {
-    const kind: ErrorKind = reply.end === "load_error" ? "tool_error" : reply.end === "completed" ? "crash" : reply.end;
+  // The worker classified the call (sandbox/shared/classify.ts); the
+  // envelope, when the guest's answer stood, carries its data and words.
+  if (reply.envelopeJson === undefined) {
+    const kind: ErrorKind = reply.kind === "ok" ? "crash" : reply.kind;
     return failure(withMetrics, kind, reply.message ?? "the call failed");
   }
   return fromEnvelope(withMetrics, reply.envelopeJson, deps.channels);
