@@ -22,7 +22,6 @@ import {
   checkCommand,
   demoCommand,
   listCommand,
-  mcpCommand,
   MCP_TOKEN_ENV,
   parseUntil,
   quarantineCommand,
@@ -168,8 +167,10 @@ Over HTTP, requests need "Authorization: Bearer <token>" and a Host (and Origin,
 naming this server on a loopback address.`,
     )
     .action(async (paths: string[], options: { http?: boolean; port?: number; host?: string; token?: string; workers?: number }, command: Command) =>
-      perform(command, (context) => {
+      perform(command, async (context) => {
         const token = options.token ?? (process.env[MCP_TOKEN_ENV] || undefined);
+        // Loaded here: the MCP SDK would slow every other command's start.
+        const { mcpCommand } = await import("./commands/mcp.js");
         return mcpCommand(paths, {
           http: options.http === true,
           workers: Math.floor(options.workers ?? 2),

@@ -21,6 +21,7 @@ import { EXIT, UsageError, withCliHost, writeLines, type CliContext, type ExitCo
 import { loadFailureLines } from "../format.js";
 import { BUNDLED_PLUGINS_DIR, packageVersion } from "../plugins-dir.js";
 import { isFolderOfPlugins } from "./check.js";
+import { MCP_TOKEN_ENV } from "./mcp-env.js";
 
 export type McpOptions = {
   http: boolean;
@@ -31,7 +32,6 @@ export type McpOptions = {
   workers: number;
 };
 
-export const MCP_TOKEN_ENV = "CORRAL_MCP_TOKEN";
 
 export async function mcpCommand(paths: string[], options: McpOptions, context: CliContext): Promise<ExitCode> {
   const targets = paths.length > 0 ? paths.map((path) => resolve(path)) : [BUNDLED_PLUGINS_DIR];
