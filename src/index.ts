@@ -45,6 +45,8 @@ export {
   LedgerOptions,
   MemoryLedgerStore,
   SqliteLedgerStore,
+  PostgresLedgerStore,
+  PostgresStoreOptions,
   DEFAULT_POLICY,
   UNTIL_RELEASED_POLICY,
   QuarantinePolicy,
@@ -56,6 +58,7 @@ export {
   SqliteDashboardReader,
   type DashboardReader,
   type LedgerStore,
+  type StoreStatus,
   type StateChange,
 } from "./ledger/index.js";
 

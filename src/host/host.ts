@@ -14,7 +14,7 @@ import { BundleCache } from "../compile/index.js";
 import { HostClosedError } from "../errors.js";
 import { EventHub, type HostEventListener } from "../events.js";
 import { defaultGate, resolveEffectPolicy } from "../gate/index.js";
-import { Ledger, type SourceReport, type SourceRow, type SourceState, type StateChange } from "../ledger/index.js";
+import { Ledger, type SourceReport, type SourceRow, type SourceState, type StateChange, type StoreStatus } from "../ledger/index.js";
 import { resolveHostOptions, type HostOptions, type ResolvedHostOptions } from "../options.js";
 import { Admission, SandboxPool } from "../pool/index.js";
 import { Catalog, declare, ManifestCache, type CatalogEntry } from "../registry/index.js";
@@ -60,6 +60,7 @@ class CorralHost implements Host {
           this.#events.emit({ type: "quarantine", source: event.source, reason: event.reason, since: event.at, until: event.until, at: event.at });
         }
       },
+      onStoreStatus: (status) => this.#storeStatus(status),
     });
     this.#quarantine = new QuarantineView(this.#ledger);
     this.#telemetry = new Telemetry(options.telemetry ?? {}, () => this.#quarantine.quarantinedCount());
@@ -106,6 +107,15 @@ class CorralHost implements Host {
       telemetry: this.#telemetry,
     };
     this.#registerBuiltins();
+  }
+
+  /** A ledger server's outage and return, in the log and as a `ledger_store` event; a record refused or lost is an error. */
+  #storeStatus(status: StoreStatus): void {
+    const { type, ...detail } = status;
+    if (type === "restored") this.#logger.info({ event: "ledger_store", status: type, ...detail }, "the ledger's database is back; buffered records written");
+    else if (type === "unavailable") this.#logger.warn({ event: "ledger_store", status: type, ...detail }, "the ledger's database is unreachable; records wait in memory");
+    else this.#logger.error({ event: "ledger_store", status: type, ...detail }, type === "record_refused" ? "a call's record was not kept: the ledger's buffer is full" : "buffered ledger records were lost at close");
+    this.#events.emit({ type: "ledger_store", status, at: Date.now() });
   }
 
   #registerBuiltins(): void {
