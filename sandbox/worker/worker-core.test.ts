@@ -86,7 +86,10 @@ describe("WorkerCore, in process", { timeout: 60_000 }, () => {
   it("answers a timer's uninterruptible native work only once it is over", async () => {
     // Object.keys of a large typed array ignores termination: the deadline
     // passes inside it, and the answer must wait until the isolate's thread is free.
-    const run = `() => new Promise(() => { setTimeout(() => { Object.keys(new Uint8Array(20_000_000)); }, 1); })`;
+    // 300,000 elements take ~0.4 s here: far past the 50 ms limit, and far
+    // inside isolated-vm's 5 s grace, past which it raises a catastrophic
+    // error ("Script failed to terminate") that ends this test process.
+    const run = `() => new Promise(() => { setTimeout(() => { Object.keys(new Uint8Array(300_000)); }, 1); })`;
     const reply = (await core.handle(callTask(tool("native_sort", run), "native_sort", { ...LIMITS, memoryMb: 256, timeoutMs: 50 }))) as CallReply;
     assert.equal(reply.kind, "timeout");
     // Once answered, nothing of it runs: this process is quiet.
