@@ -77,4 +77,19 @@ await esbuild.build({
   entryPoints: [join(root, "sandbox/guest/runtime.ts")],
   outfile: join(root, "dist/sandbox/guest/runtime.bundle.js"),
 });
+// whatwg-url, run in a tool's context only when it first uses URL (see sandbox/guest/web/url-bundle.ts).
+const tr46AsciiFastPath = {
+  name: "tr46-ascii-fast-path",
+  setup(build) {
+    build.onResolve({ filter: /^tr46$/ }, (args) =>
+      args.importer.includes(join("node_modules", "whatwg-url")) ? { path: join(root, "sandbox/guest/web/tr46-ascii.ts") } : undefined,
+    );
+  },
+};
+await esbuild.build({
+  ...isolateScriptOptions("urlModule"),
+  plugins: [...isolateScriptOptions("urlModule").plugins, tr46AsciiFastPath],
+  entryPoints: [join(root, "sandbox/guest/web/url-bundle.ts")],
+  outfile: join(root, "dist/sandbox/guest/web-url.bundle.js"),
+});
 console.error(`corral build: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);

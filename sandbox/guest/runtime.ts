@@ -24,6 +24,7 @@ import { createTimers } from "./timers.js";
 import { createConsole } from "./console.js";
 import { collectTools, manifestOf, ModuleError } from "./module-tools.js";
 import { isSignal } from "./signals.js";
+import { installWebGlobals } from "./web/index.js";
 
 type Schedule = (id: number, delayMs: number) => void;
 
@@ -32,9 +33,13 @@ const globalObject = globalThis as Record<string, unknown>;
 // taken off the global object before any tool code exists.
 const FERAL_SCHEDULE = globalObject.__corral_schedule as Schedule | undefined;
 const FERAL_DONE = globalObject.__corral_done as ((seq: number) => void) | undefined;
+const FERAL_RANDOM = globalObject.__corral_random as ((count: number) => string) | undefined;
+const FERAL_LOAD_URL = globalObject.__corral_load_url as (() => void) | undefined;
 delete globalObject.__corral_schedule;
 delete globalObject.__corral_done;
-if (typeof FERAL_SCHEDULE !== "function" || typeof FERAL_DONE !== "function") {
+delete globalObject.__corral_random;
+delete globalObject.__corral_load_url;
+if (typeof FERAL_SCHEDULE !== "function" || typeof FERAL_DONE !== "function" || typeof FERAL_RANDOM !== "function" || typeof FERAL_LOAD_URL !== "function") {
   throw new Error("corral runtime: the worker lent no callbacks");
 }
 
@@ -54,6 +59,8 @@ function defineGlobal(name: string, value: unknown): void {
 }
 for (const name of I.ObjectKeys(timers.globals)) defineGlobal(name, (timers.globals as Record<string, unknown>)[name]);
 defineGlobal("console", guestConsole.console);
+// URL, TextEncoder, crypto (random bytes from the worker's CSPRNG), fetch's classes ...
+installWebGlobals(globalObject, { random: (count) => FERAL_RANDOM(count), loadUrl: () => FERAL_LOAD_URL() });
 
 // zod would compile a parser for each object schema with `new Function` on
 // its first parse: in a new isolate that costs more than it saves (~0.4 ms

@@ -19,6 +19,7 @@ import type { CallLimits, Metrics, RunEnd } from "../protocol.js";
 import { ivm } from "./load-isolated-vm.js";
 import type IsolatedVM from "isolated-vm-types";
 import { compileRuntime } from "./runtime-script.js";
+import { lendWebCallbacks } from "./web-callbacks.js";
 import { GuestTimers } from "./guest-timers.js";
 import { catastrophe, failureMessage, LoadFailure, zeroMetrics, type RunResult } from "./run-result.js";
 
@@ -142,6 +143,7 @@ export class ToolIsolate {
     const lend = (global as IsolatedVM.Reference<Record<string, unknown>>).setSync.bind(global);
     lend("__corral_schedule", new ivm.Callback((id: number, delayMs: number) => this.#timers.schedule(id, delayMs), { ignored: true }));
     lend("__corral_done", new ivm.Callback((seq: number) => this.#onDone(seq), { ignored: true }));
+    lendWebCallbacks(this.#isolate, this.#context);
     const runtime = compileRuntime(this.#isolate);
     const api = this.#keep(
       runtime.runSync(this.#context, { reference: true, timeout: timeoutMs }) as Reference,
