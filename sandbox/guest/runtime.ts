@@ -25,6 +25,9 @@ import { createConsole } from "./console.js";
 import { collectTools, manifestOf, ModuleError } from "./module-tools.js";
 import { isSignal } from "./signals.js";
 import { installWebGlobals } from "./web/index.js";
+import { createFetch } from "./web/fetch.js";
+import { createCapabilityClient } from "./capability-client.js";
+import { createCapabilityApi } from "./capability-api.js";
 
 type Schedule = (id: number, delayMs: number) => void;
 
@@ -35,11 +38,19 @@ const FERAL_SCHEDULE = globalObject.__corral_schedule as Schedule | undefined;
 const FERAL_DONE = globalObject.__corral_done as ((seq: number) => void) | undefined;
 const FERAL_RANDOM = globalObject.__corral_random as ((count: number) => string) | undefined;
 const FERAL_LOAD_URL = globalObject.__corral_load_url as (() => void) | undefined;
+const FERAL_CAPABILITY = globalObject.__corral_capability as ((seq: number, requestJson: string) => void) | undefined;
 delete globalObject.__corral_schedule;
 delete globalObject.__corral_done;
 delete globalObject.__corral_random;
 delete globalObject.__corral_load_url;
-if (typeof FERAL_SCHEDULE !== "function" || typeof FERAL_DONE !== "function" || typeof FERAL_RANDOM !== "function" || typeof FERAL_LOAD_URL !== "function") {
+delete globalObject.__corral_capability;
+if (
+  typeof FERAL_SCHEDULE !== "function" ||
+  typeof FERAL_DONE !== "function" ||
+  typeof FERAL_RANDOM !== "function" ||
+  typeof FERAL_LOAD_URL !== "function" ||
+  typeof FERAL_CAPABILITY !== "function"
+) {
   throw new Error("corral runtime: the worker lent no callbacks");
 }
 
@@ -61,6 +72,16 @@ for (const name of I.ObjectKeys(timers.globals)) defineGlobal(name, (timers.glob
 defineGlobal("console", guestConsole.console);
 // URL, TextEncoder, crypto (random bytes from the worker's CSPRNG), fetch's classes ...
 installWebGlobals(globalObject, { random: (count) => FERAL_RANDOM(count), loadUrl: () => FERAL_LOAD_URL() });
+// fetch, ctx.fs and ctx.state: requests the host performs (and judges) for the current call.
+const capabilities = createCapabilityClient((seq, requestJson) => FERAL_CAPABILITY(seq, requestJson));
+const capabilityApi = createCapabilityApi(capabilities);
+defineGlobal("fetch", createFetch(capabilities));
+
+/** A call is over: its timers and capability requests are forgotten. */
+function resetCall(): void {
+  timers.reset();
+  capabilities.reset();
+}
 
 // zod would compile a parser for each object schema with `new Function` on
 // its first parse: in a new isolate that costs more than it saves (~0.4 ms
@@ -188,7 +209,7 @@ function invokeTool(tool: Tool, name: string, inputJson: string, callId: string,
       const issues = issuesOf(parsed.error);
       return errorEnvelope("invalid_input", `the input does not match the tool's schema: ${summarise(issues)}`, { issues });
     }
-    value = I.apply(tool.run, tool, [parsed.data, I.ObjectFreeze({ callId, tool: name })]);
+    value = I.apply(tool.run, tool, [parsed.data, I.ObjectFreeze({ callId, tool: name, fs: capabilityApi.fs, state: capabilityApi.state })]);
     if (!isThenable(value)) return answer(tool, value, budget);
   } catch (thrown) {
     return failureEnvelope(thrown);
@@ -251,7 +272,7 @@ function start(seq: number, name: string, inputJson: string, callId: string, max
     // detached promise of the tool rejected in the checkpoint), and then the
     // worker asks poll for the answer.
     settled = { seq, text: result };
-    timers.reset();
+    resetCall();
     return result;
   }
   I.promiseThen(
@@ -273,7 +294,7 @@ function poll(seq: number): string {
   if (settled === undefined || settled.seq !== seq) return "";
   const { text } = settled;
   settled = undefined;
-  timers.reset();
+  resetCall();
   return text;
 }
 
@@ -297,7 +318,7 @@ function warm(): string {
   const answered = invokeTool(tool, "corral_warm_up", '{"text":"a b c","count":1}', "warm-up", budget);
   invokeTool(tool, "corral_warm_up", '{"text":1}', "warm-up", budget);
   guestConsole.take();
-  timers.reset();
+  resetCall();
   return typeof answered === "string" ? answered : "";
 }
 
@@ -309,7 +330,7 @@ function load(factory: Function): string {
     tools = collectTools(module.exports);
     // Lines the top level logged belong to no call; timers it set never fire.
     guestConsole.take();
-    timers.reset();
+    resetCall();
     return "";
   } catch (thrown) {
     const record = I.ObjectCreate(null) as Record<string, unknown>;
@@ -339,4 +360,4 @@ function describe(maxBytes: number): string {
 
 // The script's completion value. esbuild wraps this module so the worker
 // receives it from `script.run` without a global.
-export const api = I.ObjectFreeze({ load, describe, start, poll, warm, fire: timers.fire });
+export const api = I.ObjectFreeze({ load, describe, start, poll, warm, fire: timers.fire, capability: capabilities.settle });

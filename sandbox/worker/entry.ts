@@ -41,6 +41,7 @@ import { bundleCode, receiveBundle } from "./bundle-store.js";
 import { Cancellations } from "./cancellations.js";
 import { IsolateCache } from "./isolate-cache.js";
 import { LoadFailure, ToolIsolate } from "./tool-isolate.js";
+import { receiveCapabilityReply } from "./capability-relay.js";
 
 const WorkerSettings = z.strictObject({
   maxWarmIsolates: z.number().int().positive(),
@@ -302,6 +303,7 @@ export default function serve(raw: unknown): Promise<never> {
     if (queued === 0) refillBlank();
   };
   process.on("message", (raw: unknown) => {
+    if (receiveCapabilityReply(raw)) return;
     // Most messages are tasks: only one that names `cancel` is parsed as a cancel.
     if (typeof raw === "object" && raw !== null && "cancel" in raw) {
       const cancel = CancelMessage.safeParse(raw);

@@ -20,6 +20,7 @@ import { ivm } from "./load-isolated-vm.js";
 import type IsolatedVM from "isolated-vm-types";
 import { compileRuntime } from "./runtime-script.js";
 import { lendWebCallbacks } from "./web-callbacks.js";
+import { endCapabilityCall, sendCapabilityRequest } from "./capability-relay.js";
 import { GuestTimers } from "./guest-timers.js";
 import { catastrophe, failureMessage, LoadFailure, zeroMetrics, type RunResult } from "./run-result.js";
 
@@ -50,7 +51,7 @@ export class ToolIsolate {
   readonly #isolate: IsolatedVM.Isolate;
   readonly #context: IsolatedVM.Context;
   readonly #refs: Reference[] = [];
-  #api!: { start: Reference; poll: Reference; describe: Reference; fire: Reference };
+  #api!: { start: Reference; poll: Reference; describe: Reference; fire: Reference; capability: Reference };
   /** The call waiting for the guest's `done(seq)`, if it did not settle at once. */
   #waiting: { seq: number; resolve: (text: unknown) => void; reject: (error: Error) => void } | undefined;
   #seq = 0;
@@ -62,6 +63,12 @@ export class ToolIsolate {
     stoppedByLimit: () => this.#failWaiting(new Error("a timer callback was stopped by a limit")),
   });
   #callDeadline = 0;
+  /** Disposes the isolate at the deadline while a call waits; moved when the host's gate paused the clock. */
+  #deadlineTimer: NodeJS.Timeout | undefined;
+  #onDeadline: (() => void) | undefined;
+  #callId = "";
+  /** While the host's gate waits: the call's time that was left. */
+  #pausedLeftMs: number | undefined;
   #disposedByUs = false;
   #lastCpuNs = 0n;
   #callsSinceHeapRead = 0;
@@ -144,13 +151,14 @@ export class ToolIsolate {
     lend("__corral_schedule", new ivm.Callback((id: number, delayMs: number) => this.#timers.schedule(id, delayMs), { ignored: true }));
     lend("__corral_done", new ivm.Callback((seq: number) => this.#onDone(seq), { ignored: true }));
     lendWebCallbacks(this.#isolate, this.#context);
+    lend("__corral_capability", new ivm.Callback((seq: number, json: string) => this.#onCapability(seq, json), { ignored: true }));
     const runtime = compileRuntime(this.#isolate);
     const api = this.#keep(
       runtime.runSync(this.#context, { reference: true, timeout: timeoutMs }) as Reference,
     ) as IsolatedVM.Reference<Record<string, unknown>>;
     runtime.release();
     const get = (name: string) => this.#keep(api.getSync(name, { reference: true }) as Reference);
-    this.#api = { start: get("start"), poll: get("poll"), describe: get("describe"), fire: get("fire") };
+    this.#api = { start: get("start"), poll: get("poll"), describe: get("describe"), fire: get("fire"), capability: get("capability") };
     this.#loadRef = get("load");
     if (options.warm === true) get("warm").applySync(undefined, [], { timeout: timeoutMs });
   }
@@ -203,6 +211,7 @@ export class ToolIsolate {
 
   /** One call of `tool` with `inputJson`; the envelope comes back as JSON text. */
   invoke(tool: string, inputJson: string, callId: string, limits: CallLimits): Promise<RunResult> {
+    this.#callId = callId;
     return this.#run(limits, () => {
       const seq = ++this.#seq;
       const answered = this.#enter(() =>
@@ -266,18 +275,15 @@ export class ToolIsolate {
     let timedOut = false;
     // Synchronous entries carry their own timeout; only a call left waiting
     // on timers or promises needs this timer.
-    let deadline: NodeJS.Timeout | undefined;
     let result: RunResult;
     try {
       let text = enter();
       if (text instanceof Promise) {
-        deadline = setTimeout(
-          () => {
-            timedOut = true;
-            this.dispose();
-          },
-          Math.max(0, this.#callDeadline - performance.now()),
-        );
+        this.#onDeadline = () => {
+          timedOut = true;
+          this.dispose();
+        };
+        this.#armDeadline();
         text = await text;
       }
       if (typeof text !== "string") {
@@ -298,7 +304,9 @@ export class ToolIsolate {
       const end = timedOut ? "timeout" : this.#classifyFailure(wallMs, limits.timeoutMs);
       result = { end, message: failureMessage(end, limits, error), metrics: zeroMetrics() };
     } finally {
-      clearTimeout(deadline);
+      clearTimeout(this.#deadlineTimer);
+      this.#deadlineTimer = undefined;
+      this.#onDeadline = undefined;
       this.#endCall();
     }
     if (result.end !== "completed" && result.end !== "output_too_large") this.dispose();
@@ -331,7 +339,56 @@ export class ToolIsolate {
   /** The guest forgot its timers when it handed over the envelope; forget ours. */
   #endCall(): void {
     this.#inCall = false;
+    this.#pausedLeftMs = undefined;
     this.#timers.clear();
+    endCapabilityCall(this.#callId);
+  }
+
+  #armDeadline(): void {
+    clearTimeout(this.#deadlineTimer);
+    const onDeadline = this.#onDeadline;
+    if (onDeadline !== undefined) this.#deadlineTimer = setTimeout(onDeadline, Math.max(0, this.#callDeadline - performance.now()));
+  }
+
+  /** The guest asked for a capability: the host performs it (fire-and-forget from the guest's side). */
+  #onCapability(seq: unknown, requestJson: unknown): void {
+    if (!this.#inCall || typeof seq !== "number" || typeof requestJson !== "string") return;
+    sendCapabilityRequest(this.#callId, seq, requestJson, {
+      deliver: (answerSeq, answerJson, pausedMs) => this.#deliverCapability(answerSeq, answerJson, pausedMs),
+      pause: () => this.#pauseClock(),
+    });
+  }
+
+  /** The host waits on its gate: the deadline stops, keeping what was left of the call's time. */
+  #pauseClock(): void {
+    if (!this.#inCall || this.#pausedLeftMs !== undefined) return;
+    clearTimeout(this.#deadlineTimer);
+    this.#deadlineTimer = undefined;
+    this.#pausedLeftMs = Math.max(0, this.#callDeadline - performance.now());
+  }
+
+  /**
+   * The host's answer enters the isolate; the tool resumes in this entry and
+   * may settle (then the guest calls done). Time the host's gate waited is
+   * added to the call's deadline: an approver's wait is not the tool's time.
+   */
+  #deliverCapability(seq: number, answerJson: string, pausedMs: number): void {
+    if (!this.#inCall || !this.alive) return;
+    if (this.#pausedLeftMs !== undefined) {
+      // The clock restarts with what was left when the gate began to wait.
+      this.#callDeadline = performance.now() + this.#pausedLeftMs;
+      this.#pausedLeftMs = undefined;
+      this.#armDeadline();
+    } else if (pausedMs > 0) {
+      this.#callDeadline += pausedMs;
+      this.#armDeadline();
+    }
+    const left = Math.max(1, Math.floor(this.#callDeadline - performance.now()));
+    try {
+      this.#enter(() => this.#api.capability.applySync(undefined, [seq, answerJson], { arguments: { copy: true }, timeout: left }));
+    } catch (error) {
+      this.#failWaiting(error as Error);
+    }
   }
 
   /** The isolate's CPU time; after disposal, the last reading before it. */

@@ -9,6 +9,7 @@
 import { z } from "zod";
 import { CorralError } from "../errors.js";
 import { parseAllowEntry, type AllowEntry } from "./net-allow.js";
+import type { CapabilityStore } from "./capability-store.js";
 
 export const CAPABILITY_DEFAULTS = {
   /** The largest response body a fetch reads (decoded). @default 5 MiB */
@@ -53,9 +54,18 @@ const StateGrant = z.strictObject({
 export const CapabilityGrant = z.strictObject({ net: NetGrant.optional(), fs: FsGrant.optional(), state: StateGrant.optional() });
 export type CapabilityGrant = z.infer<typeof CapabilityGrant>;
 
+const isCapabilityStore = (value: unknown): value is CapabilityStore =>
+  typeof value === "object" && value !== null && ["stateGet", "stateSet", "recordUse", "readUses", "close"].every((name) => typeof (value as Record<string, unknown>)[name] === "function");
+
 export const CapabilitiesOptions = CapabilityGrant.extend({
   /** Per source kind (`agent`, `plugin`, `host`) or source id (`agent:x`); an id wins over its kind. */
   sources: z.record(z.string().min(1), CapabilityGrant).optional(),
+  /**
+   * Where state and capability use are kept. Default: tables in the ledger's
+   * SQLite file, or memory for a memory ledger (and for a ledger store passed
+   * in, which should bring its own CapabilityStore here).
+   */
+  store: z.custom<CapabilityStore>(isCapabilityStore, "store must be a CapabilityStore").optional(),
 });
 export type CapabilitiesOptions = z.infer<typeof CapabilitiesOptions>;
 

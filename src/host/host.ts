@@ -21,6 +21,7 @@ import { Catalog, declare, ManifestCache, type CatalogEntry } from "../registry/
 import { checkSourceId, isPluginCandidate } from "../registry/source.js";
 import type { ToolResult } from "../result.js";
 import { runCall, type CallDeps } from "./call-path.js";
+import { createHostCapabilities, type HostCapabilities } from "../capabilities/index.js";
 import { Loader } from "./loader.js";
 import { QuarantineView } from "./quarantine-view.js";
 import type { AuthorRequest, CallOptions, Host, LoadRequest, LoadResult, ToolDeclaration, ToolInfo } from "./types.js";
@@ -39,6 +40,7 @@ class CorralHost implements Host {
   readonly #admission: Admission;
   readonly #events: EventHub;
   readonly #ledger: Ledger;
+  readonly #capabilities: HostCapabilities;
   readonly #quarantine: QuarantineView;
   readonly #loader: Loader;
   readonly #callDeps: CallDeps;
@@ -60,7 +62,11 @@ class CorralHost implements Host {
       },
     });
     this.#quarantine = new QuarantineView(this.#ledger);
+    const effectPolicy = resolveEffectPolicy(options.effects);
+    const gate = options.beforeToolCall ?? defaultGate;
+    this.#capabilities = createHostCapabilities({ capabilities: options.capabilities, ledgerStore: options.ledger?.store, effectPolicy, gate, logger: this.#logger });
     this.#pool = new SandboxPool({
+      capabilities: this.#capabilities.broker.handle,
       workers: options.workers,
       spareWorkers: options.spareWorkers,
       pipelineDepth: options.pipelineDepth,
@@ -92,8 +98,9 @@ class CorralHost implements Host {
       events: this.#events,
       ledger: this.#ledger,
       quarantine: this.#quarantine,
-      effectPolicy: resolveEffectPolicy(options.effects),
-      gate: options.beforeToolCall ?? defaultGate,
+      effectPolicy,
+      gate,
+      capabilities: this.#capabilities.broker,
       limitsFor: (entry, callOptions) => this.#limits(entry, callOptions),
       channels: { maxModelOutputChars: options.maxModelOutputChars, maxModelOutputLines: options.maxModelOutputLines, maxImageBytes: options.maxImageBytes },
       logger: this.#logger,
@@ -270,6 +277,7 @@ class CorralHost implements Host {
     try {
       await this.#pool.close();
     } finally {
+      await this.#capabilities.close();
       await this.#ledger.close();
     }
   }

@@ -27,6 +27,7 @@ import type { Logger } from "pino";
 import type Tinypool from "tinypool";
 import type { ChildProcess } from "node:child_process";
 import { WorkerMessage, type Reply, type ReplyEntry, type Task, type TaskEntry } from "../../sandbox/protocol.js";
+import { CapabilityRequestMessage, isCapabilityRequestMessage, type CapabilityPauseMessage, type CapabilityReplyMessage } from "../../sandbox/shared/capability-messages.js";
 import { BundleWindow } from "../../sandbox/bundle-window.js";
 import { residentBytes } from "./process-memory.js";
 import { diedOfMemory, WorkerProcess } from "./worker-process.js";
@@ -54,8 +55,12 @@ export type PendingTask = {
   ghost?: true;
 };
 
+/** Performs a tool's capability request (src/capabilities/broker.ts); `pausedMs`: time its gate waited. */
+export type CapabilityHandler = (message: CapabilityRequestMessage, hooks: { paused(): void }) => Promise<{ answerJson: string; pausedMs: number }>;
+
 export type SessionHooks = {
   ready(session: WorkerSession): void;
+  capability?: CapabilityHandler;
   /** The session is over; `orphans` were sent but never started. */
   ended(session: WorkerSession, orphans: PendingTask[]): void;
 };
@@ -78,6 +83,8 @@ export class WorkerSession {
   #ended = false;
   #stop: { kind: PoolFailureKind; message: string } | undefined;
   #watchdog: NodeJS.Timeout | undefined;
+  #watchdogAt: number | undefined;
+  #watchdogFire: (() => void) | undefined;
   #rssWatch: NodeJS.Timeout | undefined;
   #rssBaseline: { bytes: number; at: number } | undefined;
 
@@ -202,6 +209,10 @@ export class WorkerSession {
   }
 
   #onMessage(raw: unknown): void {
+    if (isCapabilityRequestMessage(raw)) {
+      this.#onCapability(raw);
+      return;
+    }
     const parsed = WorkerMessage.safeParse(raw);
     if (!parsed.success) return;
     const message = parsed.data;
@@ -226,6 +237,48 @@ export class WorkerSession {
     }
     if (this.#fifo.length > 0) this.#startHead();
     this.#hooks.ready(this);
+  }
+
+  /**
+   * A capability request of the running call: performed by the host's
+   * handler, answered on this channel. While the handler waits on the gate
+   * the watchdog stops (and the worker is told to stop its deadline); both
+   * restart with what they had left when the answer goes out.
+   */
+  #onCapability(raw: unknown): void {
+    const parsed = CapabilityRequestMessage.safeParse(raw);
+    const handler = this.#hooks.capability;
+    if (!parsed.success || handler === undefined) return;
+    const request = parsed.data;
+    const isHead = () => {
+      const head = this.#fifo[0];
+      return head !== undefined && head.task.type === "call" && head.task.callId === request.callId;
+    };
+    let pausedLeftMs: number | undefined;
+    const paused = () => {
+      if (!isHead() || this.#watchdogAt === undefined || pausedLeftMs !== undefined) return;
+      pausedLeftMs = Math.max(0, this.#watchdogAt - performance.now());
+      clearTimeout(this.#watchdog);
+      const pause: CapabilityPauseMessage = { corral: 1, capabilityPause: { callId: request.callId } };
+      if (!this.#ended) this.#send?.(pause);
+    };
+    handler(request, { paused }).then(
+      ({ answerJson, pausedMs }) => {
+        if (pausedLeftMs !== undefined && isHead()) this.#restartWatchdog(pausedLeftMs);
+        const reply: CapabilityReplyMessage = { corral: 1, capability: { callId: request.callId, seq: request.seq, answerJson, pausedMs } };
+        if (!this.#ended) this.#send?.(reply);
+      },
+      (error: unknown) => this.#options.logger.error({ err: error, callId: request.callId }, "a capability request failed in the host"),
+    );
+  }
+
+  /** The gate has answered: the watchdog runs again with what it had left. */
+  #restartWatchdog(leftMs: number): void {
+    const fire = this.#watchdogFire;
+    if (fire === undefined) return;
+    clearTimeout(this.#watchdog);
+    this.#watchdogAt = performance.now() + leftMs;
+    this.#watchdog = setTimeout(fire, leftMs);
   }
 
   /** The reply for the oldest task sent: it settles, and the next one is running now. */
@@ -253,10 +306,9 @@ export class WorkerSession {
     const head = this.#fifo[0];
     if (head === undefined) return;
     const { timeoutMs, memoryMb } = head.limits;
-    this.#watchdog = setTimeout(
-      () => this.kill("timeout", `the tool ran past its ${timeoutMs} ms limit and its worker did not stop it; the worker was killed`),
-      timeoutMs + this.#options.watchdogGraceMs,
-    );
+    this.#watchdogFire = () => this.kill("timeout", `the tool ran past its ${timeoutMs} ms limit and its worker did not stop it; the worker was killed`);
+    this.#watchdogAt = performance.now() + timeoutMs + this.#options.watchdogGraceMs;
+    this.#watchdog = setTimeout(this.#watchdogFire, timeoutMs + this.#options.watchdogGraceMs);
     const pid = this.#worker?.pid;
     const baseline = pid === undefined ? undefined : this.#baseline(pid);
     if (pid !== undefined && baseline !== undefined) {
@@ -288,6 +340,8 @@ export class WorkerSession {
     clearTimeout(this.#watchdog);
     clearInterval(this.#rssWatch);
     this.#watchdog = undefined;
+    this.#watchdogAt = undefined;
+    this.#watchdogFire = undefined;
     this.#rssWatch = undefined;
   }
 
