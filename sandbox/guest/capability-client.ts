@@ -7,21 +7,13 @@
  * tool that tampers with this context gains nothing. Requests left pending
  * when a call ends are dropped with it (their answers are ignored).
  */
-import type { CapabilityAnswer, CapabilityErrorCode, CapabilityRequest } from "../shared/capability-messages.js";
+import type { CapabilityAnswer, CapabilityRequest } from "../shared/capability-messages.js";
 import { intrinsics as I } from "./intrinsics.js";
+import { CapabilityError } from "../shared/capability-error.js";
+
+export { CapabilityError };
 
 export type CapabilitySend = (seq: number, requestJson: string) => void;
-
-/** The error a capability rejects with; `code` says why (see docs/api.md). */
-export class CapabilityError extends Error {
-  override name = "CapabilityError";
-  constructor(
-    readonly code: CapabilityErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export type CapabilityClient = {
   request(request: CapabilityRequest): Promise<unknown>;

@@ -114,7 +114,7 @@ export class CapabilityBroker {
     const effect = effects.find((candidate) => declared.includes(candidate)) ?? (effects[0] as Effect);
     const audit = (outcome: CapabilityOutcome, bytes: number, message?: string) => this.#audit(call, { effect, operation, target, outcome, bytes, message });
     const refuse = (code: CapabilityErrorCode, message: string): CapabilityAnswer => {
-      audit(code === "undeclared" ? "undeclared" : code === "blocked" ? "blocked" : code === "not_granted" ? "refused" : (code as CapabilityOutcome), 0, message);
+      audit(code, 0, message);
       return { ok: false, code, message };
     };
     if (!effects.some((candidate) => declared.includes(candidate))) {

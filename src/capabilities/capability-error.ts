@@ -10,17 +10,9 @@
  * - `failed`: it was allowed but did not work (DNS, a reset, no such file);
  * - `timeout`: the call's time ran out while it was being performed.
  */
-export type CapabilityErrorCode = "refused" | "too_large" | "failed" | "timeout";
+import { CapabilityError } from "../../sandbox/shared/capability-error.js";
 
-export class CapabilityError extends Error {
-  override name = "CapabilityError";
-  constructor(
-    readonly code: CapabilityErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { CapabilityError };
 
 export const refused = (message: string) => new CapabilityError("refused", message);
 export const tooLarge = (message: string) => new CapabilityError("too_large", message);

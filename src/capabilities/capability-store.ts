@@ -8,9 +8,12 @@
  * ledger. A server database (the PostgreSQL ledger) implements this same
  * interface; one suite (capability-store.case.ts) runs against each store.
  */
+import type { CapabilityErrorCode } from "../../sandbox/shared/capability-messages.js";
+
 export type StateLimits = { quotaBytes: number; maxKeys: number };
 
-export type CapabilityOutcome = "ok" | "refused" | "too_large" | "failed" | "timeout" | "undeclared" | "denied" | "blocked";
+/** `ok`, or why the use failed (CAPABILITY_ERROR_CODES). */
+export type CapabilityOutcome = "ok" | CapabilityErrorCode;
 
 /** One use of a capability: what was asked for and how it ended; no bodies. */
 export type CapabilityUse = {
