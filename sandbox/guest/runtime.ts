@@ -75,7 +75,24 @@ installWebGlobals(globalObject, { random: (count) => FERAL_RANDOM(count), loadUr
 // fetch, ctx.fs and ctx.state: requests the host performs (and judges) for the current call.
 const capabilities = createCapabilityClient((seq, requestJson) => FERAL_CAPABILITY(seq, requestJson));
 const capabilityApi = createCapabilityApi(capabilities);
-defineGlobal("fetch", createFetch(capabilities));
+const ourFetch = createFetch(capabilities);
+
+/**
+ * `fetch` is a global only for a tool that declared `net_read` or
+ * `net_write`. An isolate serves calls of one tool, so this changes the
+ * global at most once in it (a describe isolate never calls).
+ */
+let fetchFor: Tool | undefined;
+function syncFetchGlobal(tool: Tool): void {
+  if (fetchFor === tool) return;
+  fetchFor = tool;
+  const effects = tool.effects as readonly string[];
+  let wantsNet = false;
+  for (let i = 0; I.ArrayIsArray(effects) && i < effects.length; i++) wantsNet ||= effects[i] === "net_read" || effects[i] === "net_write";
+  if (wantsNet) defineGlobal("fetch", ourFetch);
+  else if (globalObject.fetch === ourFetch) delete globalObject.fetch;
+}
+const FETCH_HINT = " (fetch is there only for tools that declare the net_read or net_write effect)";
 
 /** A call is over: its timers and capability requests are forgotten. */
 function resetCall(): void {
@@ -209,6 +226,7 @@ function invokeTool(tool: Tool, name: string, inputJson: string, callId: string,
       const issues = issuesOf(parsed.error);
       return errorEnvelope("invalid_input", `the input does not match the tool's schema: ${summarise(issues)}`, { issues });
     }
+    syncFetchGlobal(tool);
     value = I.apply(tool.run, tool, [parsed.data, I.ObjectFreeze({ callId, tool: name, fs: capabilityApi.fs, state: capabilityApi.state })]);
     if (!isThenable(value)) return answer(tool, value, budget);
   } catch (thrown) {
@@ -252,7 +270,8 @@ function failureEnvelope(thrown: unknown): string {
     return errorEnvelope("output_too_large", `${thrown.reason}: return less data, or page through it`);
   }
   const { message, stack } = describeThrown(thrown);
-  return errorEnvelope("tool_error", message, stack === undefined ? undefined : { stack });
+  const hinted = fetchFor !== undefined && globalObject.fetch === undefined && /\bfetch is not defined\b/.test(message) ? `${message}${FETCH_HINT}` : message;
+  return errorEnvelope("tool_error", hinted, stack === undefined ? undefined : { stack });
 }
 
 /**

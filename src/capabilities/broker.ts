@@ -35,7 +35,14 @@ export type OpenCall = {
   signal: AbortSignal | undefined;
 };
 
-type CallState = OpenCall & { startedAt: number; pausedMs: number; requests: number };
+type CallState = OpenCall & { startedAt: number; pausedMs: number; requests: number; uses: number };
+
+/**
+ * Capability requests one call may make, of every kind: past it they are
+ * refused, and only the first refusal is audited, so a tool that floods
+ * requests costs the host a counter, not a write per request.
+ */
+export const MAX_USES_PER_CALL = 1000;
 
 export type BrokerOptions = {
   grants: GrantResolver;
@@ -89,7 +96,7 @@ export class CapabilityBroker {
 
   /** Registers a call that may make requests; the returned function forgets it. */
   open(call: OpenCall): () => void {
-    this.#calls.set(call.callId, { ...call, startedAt: performance.now(), pausedMs: 0, requests: 0 });
+    this.#calls.set(call.callId, { ...call, startedAt: performance.now(), pausedMs: 0, requests: 0, uses: 0 });
     return () => this.#calls.delete(call.callId);
   }
 
@@ -102,6 +109,11 @@ export class CapabilityBroker {
       request = CapabilityRequest.parse(JSON.parse(message.requestJson));
     } catch {
       return { answerJson: answer({ ok: false, code: "invalid", message: "the capability request is malformed" }), pausedMs: 0 };
+    }
+    if (++call.uses > MAX_USES_PER_CALL) {
+      const message = `this call has made more than ${MAX_USES_PER_CALL} capability requests`;
+      if (call.uses === MAX_USES_PER_CALL + 1) this.#audit(call, { effect: "-", operation: "any", target: "", outcome: "refused", bytes: 0, message });
+      return { answerJson: answer({ ok: false, code: "refused", message }), pausedMs: 0 };
     }
     const pausedBefore = call.pausedMs;
     const result = await this.#judgeAndPerform(call, request, hooks);

@@ -14,6 +14,7 @@ import { createHost, type GateCall, type HostOptions, type ToolResult } from "..
 import { SqliteCapabilityStore } from "../../src/capabilities/index.js";
 import { startServer, type TestServer } from "../../src/capabilities/testing-server.js";
 import { childPids, assertNoWorkersLeft, tempDir } from "../helpers/host.js";
+import { runCli } from "../cli/cli-process.js";
 
 let server: TestServer;
 let dir: { path: string; remove: () => void };
@@ -96,7 +97,7 @@ describe("capabilities end to end", { timeout: 120_000 }, () => {
       await load(host, "sneaky", [], `return await fetch("${server.origin}/page").then((r) => r.status);`);
       const undeclared = failure(await host.call("sneaky", {}));
       assert.equal(undeclared.kind, "tool_error");
-      assert.match(undeclared.message, /fetch GET needs the "net_read" effect, which "sneaky" did not declare/);
+      assert.match(undeclared.message, /fetch is not defined \(fetch is there only for tools that declare the net_read or net_write effect\)/);
       await load(host, "poster", ["net_read"], `return await fetch("${server.origin}/page", { method: "POST", body: "x" }).then((r) => r.status);`);
       assert.match(failure(await host.call("poster", {})).message, /needs the "net_write" effect/);
       await load(host, "writer", ["read"], `await ctx.fs.writeFile("x.txt", "x"); return "wrote";`);
@@ -146,14 +147,31 @@ describe("capabilities end to end", { timeout: 120_000 }, () => {
     });
   });
 
+  it("ctx.state: 10,000 keys meet the key quota, then the per-call cap; the host keeps working", async () => {
+    await withCapHost(async (host) => {
+      await load(host, "flood", ["state_write"], `
+        const codes = {};
+        for (let i = 0; i < 10000; i++) {
+          try { await ctx.state.set("k" + i, i); codes.ok = (codes.ok ?? 0) + 1; } catch (e) { codes[e.code] = (codes[e.code] ?? 0) + 1; }
+        }
+        return { codes, keys: (await ctx.state.list("k").catch((e) => [e.code])).length };`);
+      const result = structured(await host.call("flood", {}, { timeoutMs: 60_000 })) as { codes: Record<string, number> };
+      assert.deepEqual(result, { codes: { ok: 20, too_large: 980, refused: 9000 }, keys: 1 });
+      // The same source, a new call: its 20 keys are there, and it may ask again.
+      const again = await host.load({ source: "agent:flood", code: tool("after_flood", ["state_write"], `return (await ctx.state.list("k")).length;`) });
+      assert.ok(again.ok, JSON.stringify(again));
+      assert.equal(structured(await host.call("after_flood", {})), 20);
+    });
+  });
+
   it("asks the gate with the effect and target, pausing the call's clock while it waits", async () => {
     const asked: GateCall[] = [];
     await withCapHost(
       async (host) => {
         await load(host, "gated", ["net_read"], `const r = await fetch(input.arg); return r.status;`);
-        const ok = await host.call("gated", { arg: `${server.origin}/page` }, { timeoutMs: 300 });
+        const ok = await host.call("gated", { arg: `${server.origin}/page` }, { timeoutMs: 2000 });
         assert.deepEqual(structured(ok), 200);
-        const blocked = failure(await host.call("gated", { arg: `${server.origin}/page?deny=1` }, { timeoutMs: 300 }));
+        const blocked = failure(await host.call("gated", { arg: `${server.origin}/page?deny=1` }, { timeoutMs: 2000 }));
         assert.match(blocked.message, /was blocked by the gate: not today/);
       },
       {
@@ -161,7 +179,8 @@ describe("capabilities end to end", { timeout: 120_000 }, () => {
         beforeToolCall: async (call) => {
           if (call.capability === undefined) return { action: "allow" };
           asked.push(call);
-          await new Promise((resolve) => setTimeout(resolve, 600));
+          // Longer than the call's limit and the watchdog's grace together: only a stopped clock lets the call finish.
+          await new Promise((resolve) => setTimeout(resolve, 3000));
           return asked.length > 1 ? { action: "block", reason: "not today" } : { action: "allow" };
         },
       },
@@ -179,10 +198,15 @@ describe("capabilities end to end", { timeout: 120_000 }, () => {
       assert.ok(counters.some((counter) => counter.effect === "net_read" && counter.outcome === "ok" && counter.bytes === 17), JSON.stringify(counters));
       assert.ok(counters.some((counter) => counter.outcome === "refused"), JSON.stringify(counters));
       assert.ok(latest.every((use) => use.tool === "get_page" && !use.target.includes("?")));
-      const sneaky = await store.readUses("agent:sneaky", 5);
-      assert.equal(sneaky.latest[0]?.outcome, "undeclared");
+      const writer = await store.readUses("agent:writer", 5);
+      assert.equal(writer.latest[0]?.outcome, "undeclared");
+      assert.equal(writer.latest[0]?.target, "x.txt");
     } finally {
       await store.close();
     }
+    const audit = await runCli(["audit", "agent:get_page", "--ledger", join(dir.path, "ledger.db")], { cwd: dir.path });
+    assert.equal(audit.code, 0, audit.stderr);
+    assert.match(audit.stdout, /capabilities \(uses by tool, effect and outcome\):\n {2}get_page net_read ok: 1 uses, 17 bytes, last http:\/\/127\.0\.0\.1:\d+\/page\n/);
+    assert.match(audit.stdout, /fetch GET http:\/\/127\.0\.0\.2:9\/ → refused \(0 bytes\): http:\/\/127\.0\.0\.2:9 is not on this source's net allow-list/);
   });
 });
