@@ -15,6 +15,8 @@ export const ERROR_CODES = [
   "invalid_call_record",
   "ledger_unavailable",
   "invalid_model_response",
+  "not_a_ledger",
+  "invalid_tool_name",
 ] as const;
 export type CorralErrorCode = (typeof ERROR_CODES)[number];
 

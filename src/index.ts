@@ -16,11 +16,19 @@ export {
   type ToolInfo,
   type ToolDeclaration,
   type CallOptions,
+  type DeclarationOptions,
 } from "./host/index.js";
+export { Caller, createCaller, CallerOptions, CALLER_ORIGINS, type CallerOrigin } from "./registry/index.js";
 export { HostOptions, HOST_DEFAULTS } from "./options.js";
 
 // Events
 export type { HostEvent, HostEventListener } from "./events.js";
+
+// OpenTelemetry: the names of corral's spans, metrics and attributes
+export { SPAN_CALL, SPAN_LOAD, TELEMETRY_ATTRIBUTES, TELEMETRY_METRICS, type TelemetryProviders } from "./telemetry/index.js";
+
+// The audit dashboard (what `corral dashboard` serves)
+export { createDashboard, DashboardOptions, DASHBOARD_DEFAULTS, type Dashboard } from "./dashboard/index.js";
 
 // Gate and effects
 export {
@@ -39,6 +47,8 @@ export {
   LedgerOptions,
   MemoryLedgerStore,
   SqliteLedgerStore,
+  PostgresLedgerStore,
+  PostgresStoreOptions,
   DEFAULT_POLICY,
   UNTIL_RELEASED_POLICY,
   QuarantinePolicy,
@@ -46,7 +56,11 @@ export {
   SourceRow,
   SourceReport,
   LedgerEvent,
+  NotALedgerError,
+  SqliteDashboardReader,
+  type DashboardReader,
   type LedgerStore,
+  type StoreStatus,
   type StateChange,
 } from "./ledger/index.js";
 

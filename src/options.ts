@@ -6,6 +6,7 @@
 import { availableParallelism } from "node:os";
 import { z } from "zod";
 import type { Logger } from "pino";
+import type { MeterProvider, TracerProvider } from "@opentelemetry/api";
 import { CorralError } from "./errors.js";
 import { EffectPolicy } from "./gate/effect-policy.js";
 import type { BeforeToolCall } from "./gate/gate.js";
@@ -117,14 +118,21 @@ export const HostOptions = z.strictObject({
   /** The gate; without one, what the effect policy allows runs and what it would ask about is blocked. */
   beforeToolCall: z.custom<BeforeToolCall>((value) => typeof value === "function", "beforeToolCall must be a function").optional(),
   onEvent: z.custom<HostEventListener>((value) => typeof value === "function", "onEvent must be a function").optional(),
-  /** The ledger: its store (a SQLite file by default, or false for memory), policy and clock. */
-  ledger: LedgerOptions.omit({ onEvent: true }).optional(),
+  /** The ledger: its store (a SQLite file by default, a postgres:// URL shared by several hosts, or false for memory), policy and clock. */
+  ledger: LedgerOptions.omit({ onEvent: true, onStoreStatus: true }).optional(),
   /** Exposure of the built-in create_tool, and the agent id its tools are registered under. */
   createTool: z.strictObject({ agent: z.string().min(1).max(200), exposure: z.enum(EXPOSURES).optional() }).optional(),
   /** What tools may reach beyond computing (fetch, ctx.fs, ctx.state), host-wide and per source; nothing by default. */
   capabilities: CapabilitiesOptions.optional(),
   /** A pino logger for the audit log; quiet by default. */
   logger: z.custom<Logger>((value) => typeof value === "object" && value !== null && "info" in value).optional(),
+  /** OpenTelemetry providers for spans and metrics; default: the API's global ones (no-ops until an SDK registers). */
+  telemetry: z
+    .strictObject({
+      tracerProvider: z.custom<TracerProvider>((value) => typeof (value as TracerProvider | null)?.getTracer === "function", "tracerProvider must have getTracer()").optional(),
+      meterProvider: z.custom<MeterProvider>((value) => typeof (value as MeterProvider | null)?.getMeter === "function", "meterProvider must have getMeter()").optional(),
+    })
+    .optional(),
 });
 export type HostOptions = z.input<typeof HostOptions>;
 
@@ -135,9 +143,10 @@ export type ResolvedHostOptions = {
   effects?: EffectPolicy;
   beforeToolCall?: BeforeToolCall;
   onEvent?: HostEventListener;
-  ledger?: Omit<LedgerOptions, "onEvent">;
+  ledger?: Omit<LedgerOptions, "onEvent" | "onStoreStatus">;
   createTool?: { agent: string; exposure?: (typeof EXPOSURES)[number] };
   capabilities?: CapabilitiesOptions;
+  telemetry?: { tracerProvider?: TracerProvider; meterProvider?: MeterProvider };
 };
 
 export function resolveHostOptions(options: unknown): ResolvedHostOptions {

@@ -18,9 +18,11 @@ import { CorralError } from "../index.js";
 import { LEDGER_DEFAULTS } from "../ledger/index.js";
 import {
   auditCommand,
+  dashboardCommand,
   checkCommand,
   demoCommand,
   listCommand,
+  MCP_TOKEN_ENV,
   parseUntil,
   quarantineCommand,
   releaseCommand,
@@ -83,7 +85,7 @@ function buildProgram(io: CliIo, setExitCode: (code: ExitCode) => void): Command
     .helpOption("-h, --help", "show help")
     .option("--verbose", "log what the host does (pino) to stderr")
     .option("--cache-dir <dir>", "where compiled bundles and their checked manifests are cached", DEFAULT_CACHE_DIR)
-    .option("--ledger <file>", "the ledger (SQLite) hosts record calls in, and audit, quarantine and release read", parseNonEmpty("a file path"), DEFAULT_LEDGER_FILE)
+    .option("--ledger <file|url>", "the ledger hosts record calls in, and audit, quarantine and release read: a SQLite file, or a postgres:// URL several hosts share", parseNonEmpty("a file path or a postgres:// URL"), DEFAULT_LEDGER_FILE)
     .addHelpText(
       "after",
       `
@@ -148,6 +150,37 @@ With --json, prints the ToolResult (or the failed LoadResult) on stdout.`,
     .description("run the bundled plugins and two runaway agent-written tools through one host (npm start)")
     .action(async (_options: unknown, command: Command) => perform(command, (context) => demoCommand(context)));
 
+  program
+    .command("mcp")
+    .description("serve tools to MCP clients (desktop and IDE agents) over stdio, or Streamable HTTP with --http")
+    .argument("[paths...]", "tool files, plugin folders or folders of plugins (default: the bundled plugins)")
+    .option("--http", "serve Streamable HTTP at /mcp instead of stdio")
+    .option("--port <n>", "the HTTP port (default: any free one, printed)", parseCount)
+    .option("--host <address>", "the HTTP address to bind (default 127.0.0.1; anything else exposes the tools to the network)", parseNonEmpty("an address"))
+    .option("--token <token>", `the bearer token HTTP clients must send (default: $${MCP_TOKEN_ENV}, else a random one, printed)`, parseNonEmpty("a token"))
+    .option("--workers <n>", "sandbox worker processes (default 2)", parsePositive("workers"))
+    .addHelpText(
+      "after",
+      `
+Over stdio, stdout carries only MCP messages; logs and progress go to stderr.
+Over HTTP, requests need "Authorization: Bearer <token>" and a Host (and Origin, if any)
+naming this server on a loopback address.`,
+    )
+    .action(async (paths: string[], options: { http?: boolean; port?: number; host?: string; token?: string; workers?: number }, command: Command) =>
+      perform(command, async (context) => {
+        const token = options.token ?? (process.env[MCP_TOKEN_ENV] || undefined);
+        // Loaded here: the MCP SDK would slow every other command's start.
+        const { mcpCommand } = await import("./commands/mcp.js");
+        return mcpCommand(paths, {
+          http: options.http === true,
+          workers: Math.floor(options.workers ?? 2),
+          ...(options.port !== undefined ? { port: options.port } : {}),
+          ...(options.host !== undefined ? { host: options.host } : {}),
+          ...(token !== undefined ? { token } : {}),
+        }, context);
+      }),
+    );
+
   addLedgerCommands(program, perform);
 
   return program;
@@ -191,6 +224,20 @@ Timeouts, memory and crashes are strikes; enough of them quarantine the source.`
     );
 
   program
+    .command("dashboard")
+    .description("serve a web page of the ledger on 127.0.0.1: sources by trouble, strike timelines, quarantine and release")
+    .option("--port <n>", "the port (default: any free one, printed)", parsePort)
+    .option("--token <token>", "the token the page and API require (default: $CORRAL_DASHBOARD_TOKEN, else a random one, printed)")
+    .addHelpText(
+      "after",
+      `
+Reads and writes the ledger file (--ledger, default ${DEFAULT_LEDGER_FILE}) that hosts record in;
+exits 1 if it does not exist or is not a ledger. Quarantines made on the page are recorded
+under dashboard:<your user name>, and hosts sharing the file obey them from their next call.`,
+    )
+    .action(async (options: { port?: number; token?: string }, command: Command) => perform(command, (context) => dashboardCommand(options, context)));
+
+  program
     .command("release")
     .description("release a quarantined source; its strikes so far are forgiven")
     .argument("<source>", "plugin:<path>, agent:<id> or host:<name>")
@@ -229,6 +276,12 @@ function parseJsonInput(text: string): unknown {
   } catch (error) {
     throw new InvalidArgumentError(`it is not valid JSON (${(error as Error).message}).`);
   }
+}
+
+function parsePort(text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || value > 65_535) throw new InvalidArgumentError("expected a port, 0 to 65535.");
+  return value;
 }
 
 function parseCount(text: string): number {

@@ -14,17 +14,18 @@ import { BundleCache } from "../compile/index.js";
 import { HostClosedError } from "../errors.js";
 import { EventHub, type HostEventListener } from "../events.js";
 import { defaultGate, resolveEffectPolicy } from "../gate/index.js";
-import { Ledger, type SourceReport, type SourceRow, type SourceState, type StateChange } from "../ledger/index.js";
+import { Ledger, type SourceReport, type SourceRow, type SourceState, type StateChange, type StoreStatus } from "../ledger/index.js";
 import { resolveHostOptions, type HostOptions, type ResolvedHostOptions } from "../options.js";
 import { Admission, SandboxPool } from "../pool/index.js";
 import { Catalog, declare, ManifestCache, type CatalogEntry } from "../registry/index.js";
 import { checkSourceId, isPluginCandidate } from "../registry/source.js";
 import type { ToolResult } from "../result.js";
+import { Telemetry, type LoadSummary } from "../telemetry/index.js";
 import { runCall, type CallDeps } from "./call-path.js";
 import { createHostCapabilities, type HostCapabilities } from "../capabilities/index.js";
 import { Loader } from "./loader.js";
 import { QuarantineView } from "./quarantine-view.js";
-import type { AuthorRequest, CallOptions, Host, LoadRequest, LoadResult, ToolDeclaration, ToolInfo } from "./types.js";
+import type { AuthorRequest, CallOptions, DeclarationOptions, Host, LoadRequest, LoadResult, ToolDeclaration, ToolInfo } from "./types.js";
 
 const AGENT_ID = /^[A-Za-z0-9_.-]{1,128}$/;
 
@@ -44,6 +45,7 @@ class CorralHost implements Host {
   readonly #quarantine: QuarantineView;
   readonly #loader: Loader;
   readonly #callDeps: CallDeps;
+  readonly #telemetry: Telemetry;
   #closed = false;
 
   constructor(options: ResolvedHostOptions) {
@@ -60,11 +62,13 @@ class CorralHost implements Host {
           this.#events.emit({ type: "quarantine", source: event.source, reason: event.reason, since: event.at, until: event.until, at: event.at });
         }
       },
+      onStoreStatus: (status) => this.#storeStatus(status),
     });
     this.#quarantine = new QuarantineView(this.#ledger);
     const effectPolicy = resolveEffectPolicy(options.effects);
     const gate = options.beforeToolCall ?? defaultGate;
     this.#capabilities = createHostCapabilities({ capabilities: options.capabilities, ledgerStore: options.ledger?.store, effectPolicy, gate, logger: this.#logger });
+    this.#telemetry = new Telemetry(options.telemetry ?? {}, () => this.#quarantine.quarantinedCount());
     this.#pool = new SandboxPool({
       capabilities: this.#capabilities.broker.handle,
       workers: options.workers,
@@ -81,6 +85,7 @@ class CorralHost implements Host {
         watchdogGraceMs: options.watchdogGraceMs,
       },
       logger: this.#logger,
+      onWorkerRestart: () => this.#telemetry.workerRestarted(),
     });
     this.#admission = new Admission({ maxInFlight: options.maxInFlight, maxInFlightPerTool: options.maxInFlightPerTool, maxQueue: options.maxQueue });
     const loadLimits: CallLimits = { timeoutMs: options.loadTimeoutMs, memoryMb: options.loadMemoryMb, maxOutputBytes: options.maxOutputBytes, maxDepth: options.maxDepth };
@@ -106,12 +111,22 @@ class CorralHost implements Host {
       logger: this.#logger,
       logToolData: options.logToolData,
       commitBeforeResult: options.commitBeforeResult,
+      telemetry: this.#telemetry,
     };
     this.#registerBuiltins();
   }
 
+  /** A ledger server's outage and return, in the log and as a `ledger_store` event; a record refused or lost is an error. */
+  #storeStatus(status: StoreStatus): void {
+    const { type, ...detail } = status;
+    if (type === "restored") this.#logger.info({ event: "ledger_store", status: type, ...detail }, "the ledger's database is back; buffered records written");
+    else if (type === "unavailable") this.#logger.warn({ event: "ledger_store", status: type, ...detail }, "the ledger's database is unreachable; records wait in memory");
+    else this.#logger.error({ event: "ledger_store", status: type, ...detail }, type === "record_refused" ? "a call's record was not kept: the ledger's buffer is full" : "buffered ledger records were lost at close");
+    this.#events.emit({ type: "ledger_store", status, at: Date.now() });
+  }
+
   #registerBuiltins(): void {
-    const builtins: CatalogEntry[] = [toolSearchTool(() => this.#catalog.list())];
+    const builtins: CatalogEntry[] = [toolSearchTool(() => this.#catalog.list(), (source) => this.#quarantine.isQuarantined(source))];
     if (this.#options.createTool !== undefined) {
       const { agent, exposure } = this.#options.createTool;
       builtins.push(createToolTool(exposure ?? "hidden", (code) => this.author({ agent, code })));
@@ -129,7 +144,7 @@ class CorralHost implements Host {
 
   async load(request: LoadRequest): Promise<LoadResult> {
     this.#assertAlive();
-    return this.#finishLoad(await this.#loader.load(request));
+    return this.#telemetry.traceLoad(async () => this.#finishLoad(await this.#loader.load(request)), summarizeLoad);
   }
 
   async author(request: AuthorRequest): Promise<LoadResult> {
@@ -143,7 +158,7 @@ class CorralHost implements Host {
       return { ok: false, source, error: { kind: "quarantined", message: `${source} is quarantined (${state.reason}); it cannot register tools until an operator releases it` } };
     }
     const limits = { maxTools: this.#options.maxToolsPerAgent, maxSourceBytes: this.#options.maxAgentSourceBytes };
-    return this.#finishLoad(await this.#loader.load({ source, code: request.code }, limits));
+    return this.#telemetry.traceLoad(async () => this.#finishLoad(await this.#loader.load({ source, code: request.code }, limits)), summarizeLoad);
   }
 
   #finishLoad(result: LoadResult): LoadResult {
@@ -157,6 +172,7 @@ class CorralHost implements Host {
     // it wakes an idle worker on a virtual machine.
     if (result.manifestsFrom !== "worker") setImmediate(() => this.#warmAhead(result.source));
     const tools = this.#catalog.ofSource(result.source).map((entry) => this.#info(entry));
+    this.#events.emit({ type: "tools_changed", source: result.source, tools: tools.map((tool) => tool.name), at: Date.now() });
     this.#logger.info({ event: "load", source: result.source, version: result.version, tools: tools.map((t) => t.name), cached: result.cached, manifestsFrom: result.manifestsFrom }, "source loaded");
     return { ...result, tools };
   }
@@ -176,8 +192,8 @@ class CorralHost implements Host {
     const tool = entry.manifest.name;
     const warm = this.#pool.warmAhead({ type: "warm", bundle: entry.runner.bundle, tool, limits: this.#limits(entry, {}) });
     void warm?.then((outcome) => {
-      const end = outcome.ok ? outcome.reply.end : outcome.kind;
-      if (end !== "completed") this.#logger.debug({ event: "warm_ahead", source, tool, end }, "the tool's isolate was not built ahead; its first call builds it");
+      const kind = outcome.ok ? outcome.reply.kind : outcome.kind;
+      if (kind !== "ok") this.#logger.debug({ event: "warm_ahead", source, tool, kind }, "the tool's isolate was not built ahead; its first call builds it");
     });
   }
 
@@ -197,10 +213,10 @@ class CorralHost implements Host {
     return this.#catalog.list().map((entry) => this.#info(entry));
   }
 
-  declarations(options: { activated?: Iterable<string> } = {}): ToolDeclaration[] {
+  declarations(options: DeclarationOptions = {}): ToolDeclaration[] {
     this.#assertAlive();
     const entries = this.#catalog.list();
-    const activated = new Set(options.activated ?? []);
+    const activated = new Set([...(options.caller?.activated ?? []), ...(options.activated ?? [])]);
     const waiting = entries.some((entry) => entry.manifest.exposure === "deferred" && !activated.has(entry.manifest.name) && !this.#quarantine.isQuarantined(entry.source));
     // tool_search is declared only while deferred tools wait to be found.
     return declare(entries, (source) => this.#quarantine.isQuarantined(source), activated).filter((d) => d.name !== TOOL_SEARCH || waiting);
@@ -285,4 +301,11 @@ class CorralHost implements Host {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+/** What a `corral.load` span records of a load's result. */
+function summarizeLoad(result: LoadResult): LoadSummary {
+  return result.ok
+    ? { ok: true, source: result.source, version: result.version, tools: result.tools.length, cached: result.cached, manifestsFrom: result.manifestsFrom }
+    : { ok: false, source: result.source, kind: result.error.kind, message: result.error.message };
 }

@@ -7,10 +7,14 @@
  * ledger then records the expiry). Otherwise what this host's own records and
  * actions told it is the truth, and the check costs no read (and lets the
  * store batch the commits of calls running together); the counter itself is
- * read at most once a millisecond. `declarations()` must
+ * read at most once a millisecond. With a PostgreSQL ledger the counter
+ * moves when another host's NOTIFY arrives, and when the ledger's server
+ * cannot be reached the view answers from what it knew (see check()).
+ * `declarations()` must
  * answer synchronously and reads the same states; a refresh every few seconds
  * keeps them fresh when no call comes.
  */
+import { CorralError } from "../errors.js";
 import type { Ledger, SourceState } from "../ledger/index.js";
 
 const REFRESH_MS = 5_000;
@@ -25,6 +29,8 @@ export class QuarantineView {
   /** The change counter as last read, and when (see #changesElsewhere). */
   #counterRead: number | undefined;
   #counterReadAt = Number.NEGATIVE_INFINITY;
+  /** The change counter when the last refresh read every state. */
+  #refreshedAt: number | undefined;
   readonly #timer: NodeJS.Timeout;
   readonly #now: () => number;
 
@@ -58,7 +64,16 @@ export class QuarantineView {
       const known = this.#known.get(source);
       if (known !== undefined && (known.state === "active" || known.until === null || known.until > this.#now())) return known;
     }
-    const state = await this.#ledger.check(source);
+    let state: SourceState;
+    try {
+      state = await this.#ledger.check(source);
+    } catch (error) {
+      if (!(error instanceof CorralError && error.data.outage === true)) throw error;
+      // The ledger's server is unreachable (the store reports it): the quarantines this host
+      // knew of still refuse, and any other source is answered as active until the server is back.
+      const known = this.#states.get(source);
+      return known !== undefined && this.isQuarantined(source) ? known : { source, state: "active", since: null };
+    }
     this.learn(state);
     return state;
   }
@@ -74,12 +89,29 @@ export class QuarantineView {
     return state !== undefined && state.state === "quarantined" && (state.until === null || state.until > this.#now());
   }
 
+  /** Sources quarantined now, as this view knows them (for the telemetry gauge). */
+  quarantinedCount(): number {
+    let count = 0;
+    for (const source of this.#states.keys()) if (this.isQuarantined(source)) count++;
+    return count;
+  }
+
+  /**
+   * Reads every source's state again, unless the store tells it nothing
+   * changed elsewhere since the last refresh: this host's own changes it has
+   * learnt already, and an end of quarantine isQuarantined() sees by itself.
+   * (With PostgreSQL, each host would otherwise read the whole ledger every
+   * few seconds.)
+   */
   async refresh(): Promise<void> {
     if (!this.#ledger.alive) return;
+    const counter = this.#ledger.changesElsewhere();
+    if (counter !== undefined && counter === this.#refreshedAt) return;
     const rows = await this.#ledger.summary();
     this.#states.clear();
     this.#known.clear();
     this.#counter = undefined;
+    this.#refreshedAt = counter;
     for (const row of rows) this.learn(row.state);
   }
 

@@ -7,16 +7,32 @@
 // The ledger
 export { Ledger, QuarantineRequest, ReleaseRequest, type RecordResult, type StateChange } from "./ledger.js";
 export { LEDGER_DEFAULTS, LedgerOptions } from "./options.js";
-export { InvalidCallRecordError, LedgerClosedError, LedgerUnavailableError } from "./errors.js";
+export { InvalidCallRecordError, LedgerClosedError, LedgerUnavailableError, NotALedgerError } from "./errors.js";
+
+// What the dashboard reads: aggregates and pages computed by the store
+export {
+  DashboardEvent,
+  DashboardSourceDetail,
+  DashboardSourceRow,
+  DashboardToolRow,
+  DashboardTotals,
+  type DashboardReader,
+  type Page,
+  type PageRequest,
+  type TimelineRequest,
+} from "./dashboard-reader.js";
+export { SqliteDashboardReader, checkLedgerFile } from "./sqlite-dashboard.js";
 
 // Policy
 export { DEFAULT_POLICY, QuarantinePolicy, UNTIL_RELEASED_POLICY, decideQuarantine, type QuarantineDecision } from "./policy.js";
 
 // Stores
-export type { Applied, Decide, DecideAfterCall, LedgerStore, RecordOptions, StoredSource, StoredSourceDetail, StoredTool } from "./store.js";
+export type { Applied, Decide, DecideAfterCall, LedgerStore, RecordOptions, StoreStatus, StoreWatcher, StoredSource, StoredSourceDetail, StoredTool } from "./store.js";
 export type { Transition } from "./transitions.js";
 export { MemoryLedgerStore } from "./memory-store.js";
 export { SQLITE_STORE_DEFAULTS, SqliteLedgerStore, SqliteStoreOptions } from "./sqlite-store.js";
+export { POSTGRES_STORE_DEFAULTS, PostgresStoreOptions } from "./postgres-connection.js";
+export { PostgresLedgerStore } from "./postgres-store.js";
 
 // Data
 export {

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { CorralError } from "../errors.js";
+import { Caller } from "../registry/index.js";
 import type { StreamEvent } from "./messages.js";
 import type { LoopHost } from "./types.js";
 
@@ -42,6 +43,12 @@ export const ConversationOptions = z.strictObject({
   onEvent: z.custom<ConversationEventListener>((value) => typeof value === "function", { message: "expected a function" }).optional(),
   /** Aborts the model request in flight and the tool calls running; runConversation then rejects with `signal.reason`. */
   signal: z.instanceof(AbortSignal).optional(),
+  /**
+   * The conversation's caller (createCaller()): pass the same one to each
+   * runConversation of one conversation so the deferred tools found earlier
+   * stay callable. @default a new model caller per run
+   */
+  caller: z.instanceof(Caller).optional(),
 });
 export type ConversationOptions = z.input<typeof ConversationOptions>;
 
@@ -52,6 +59,7 @@ export type ResolvedConversationOptions = {
   toolTimeoutMs: number | undefined;
   onEvent: ConversationEventListener | undefined;
   signal: AbortSignal | undefined;
+  caller: Caller | undefined;
 };
 
 export function resolveConversationOptions(options: unknown): ResolvedConversationOptions {
@@ -68,5 +76,6 @@ export function resolveConversationOptions(options: unknown): ResolvedConversati
     toolTimeoutMs: o.toolTimeoutMs,
     onEvent: o.onEvent,
     signal: o.signal,
+    caller: o.caller,
   };
 }

@@ -51,6 +51,8 @@ export type SandboxPoolOptions = {
   logger: Logger;
   /** Performs tools' capability requests (fetch, ctx.fs, ctx.state); without it they go unanswered. */
   capabilities?: CapabilityHandler;
+  /** Told each time a worker that ended is replaced (telemetry counts restarts). */
+  onWorkerRestart?: () => void;
 };
 
 type Queued = PendingTask & {
@@ -111,7 +113,12 @@ export class SandboxPool {
   #startSession(): void {
     const session = new WorkerSession(
       this.#tinypool,
-      { watchdogGraceMs: this.#options.watchdogGraceMs, workerMemorySlackMb: this.#options.workerMemorySlackMb, logger: this.#options.logger },
+      {
+        watchdogGraceMs: this.#options.watchdogGraceMs,
+        workerMemorySlackMb: this.#options.workerMemorySlackMb,
+        loadTimeoutMs: this.#options.worker.loadTimeoutMs,
+        logger: this.#options.logger,
+      },
       {
         ready: (ready) => {
           this.#router.progressed(ready);
@@ -135,6 +142,7 @@ export class SandboxPool {
       return;
     }
     this.#options.logger.warn({ event: "worker_end" }, "a sandbox worker ended; starting its replacement");
+    this.#options.onWorkerRestart?.();
     this.#startSession();
     this.#pump();
   }
@@ -183,7 +191,7 @@ export class SandboxPool {
    * its outcome only says how it went (a first call meets the same failure).
    */
   warmAhead(task: WarmTask): Promise<PoolOutcome> | undefined {
-    const key = isolateKey(task.bundle.hash, task.limits.memoryMb, task.tool);
+    const key = isolateKey(task.bundle, task.limits.memoryMb, task.tool);
     if (this.#closed || this.#router.home(key) !== undefined) return undefined;
     return this.run(task, task.limits, key);
   }
@@ -267,7 +275,7 @@ export class SandboxPool {
     this.#closed = true;
     clearTimeout(this.#stallCheck);
     this.#drainClosed();
-    for (const session of this.#sessions) session.kill("cancelled", "the host was closed while the call ran");
+    for (const session of this.#sessions) session.kill("cancel", "the host was closed while the call ran");
     await this.#tinypool.destroy();
   }
 }
