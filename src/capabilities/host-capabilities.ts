@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import type { BeforeToolCall, ResolvedEffectPolicy } from "../gate/index.js";
 import type { LedgerStore } from "../ledger/index.js";
 import { LEDGER_DEFAULTS } from "../ledger/index.js";
+import { POSTGRES_URL } from "../ledger/postgres-connection.js";
 import { CapabilityBroker } from "./broker.js";
 import type { CapabilityStore } from "./capability-store.js";
 import { MemoryCapabilityStore } from "./memory-capability-store.js";
@@ -16,10 +17,13 @@ import { SqliteCapabilityStore } from "./sqlite-capability-store.js";
 
 export type HostCapabilities = { broker: CapabilityBroker; close(): Promise<void> };
 
-/** The store beside a ledger store option: the same SQLite file, else memory. */
+/**
+ * The store beside a ledger store option: the same SQLite file, else memory
+ * (a PostgreSQL ledger's URL is no file: its capability uses stay in memory).
+ */
 export function capabilityStoreFor(ledgerStore: string | false | LedgerStore | undefined): CapabilityStore {
   const store = ledgerStore ?? LEDGER_DEFAULTS.store;
-  return typeof store === "string" && store !== ":memory:" ? new SqliteCapabilityStore(store) : new MemoryCapabilityStore();
+  return typeof store === "string" && store !== ":memory:" && !POSTGRES_URL.test(store) ? new SqliteCapabilityStore(store) : new MemoryCapabilityStore();
 }
 
 export function createHostCapabilities(options: {
