@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   "invalid_call_record",
   "ledger_unavailable",
   "invalid_model_response",
+  "invalid_argument",
 ] as const;
 export type CorralErrorCode = (typeof ERROR_CODES)[number];
 

@@ -20,6 +20,7 @@ import { Admission, SandboxPool } from "../pool/index.js";
 import { Catalog, declare, ManifestCache, type CatalogEntry } from "../registry/index.js";
 import { checkSourceId, isPluginCandidate } from "../registry/source.js";
 import type { ToolResult } from "../result.js";
+import { hostArguments } from "./arguments.js";
 import { runCall, type CallDeps } from "./call-path.js";
 import { Loader } from "./loader.js";
 import { QuarantineView } from "./quarantine-view.js";
@@ -120,13 +121,14 @@ class CorralHost implements Host {
     if (this.#closed) throw new HostClosedError("the host");
   }
 
-  async load(request: LoadRequest): Promise<LoadResult> {
+  async load(request: LoadRequest | string): Promise<LoadResult> {
     this.#assertAlive();
-    return this.#finishLoad(await this.#loader.load(request));
+    return this.#finishLoad(await this.#loader.load(hostArguments.load(request)));
   }
 
-  async author(request: AuthorRequest): Promise<LoadResult> {
+  async author(given: AuthorRequest): Promise<LoadResult> {
     this.#assertAlive();
+    const request = hostArguments.author(given);
     const source = `agent:${request.agent}`;
     if (typeof request.agent !== "string" || !AGENT_ID.test(request.agent)) {
       return { ok: false, source, error: { kind: "compile_error", message: "an agent id is 1-128 letters, digits, '_', '.' or '-'" } };
@@ -174,8 +176,9 @@ class CorralHost implements Host {
     });
   }
 
-  async loadDirectory(dir: string): Promise<LoadResult[]> {
+  async loadDirectory(given: string): Promise<LoadResult[]> {
     this.#assertAlive();
+    const dir = hostArguments.loadDirectory(given);
     const names = readdirSync(dir, { withFileTypes: true })
       .filter((entry) => isPluginCandidate(entry.name, entry.isDirectory()))
       .map((entry) => entry.name)
@@ -190,8 +193,9 @@ class CorralHost implements Host {
     return this.#catalog.list().map((entry) => this.#info(entry));
   }
 
-  declarations(options: { activated?: Iterable<string> } = {}): ToolDeclaration[] {
+  declarations(given?: { activated?: Iterable<string> }): ToolDeclaration[] {
     this.#assertAlive();
+    const options = hostArguments.declarations(given);
     const entries = this.#catalog.list();
     const activated = new Set(options.activated ?? []);
     const waiting = entries.some((entry) => entry.manifest.exposure === "deferred" && !activated.has(entry.manifest.name) && !this.#quarantine.isQuarantined(entry.source));
@@ -199,13 +203,13 @@ class CorralHost implements Host {
     return declare(entries, (source) => this.#quarantine.isQuarantined(source), activated).filter((d) => d.name !== TOOL_SEARCH || waiting);
   }
 
-  async call(name: string, input: unknown, options: CallOptions = {}): Promise<ToolResult> {
+  async call(name: string, input: unknown, options?: CallOptions): Promise<ToolResult> {
     this.#assertAlive();
-    return runCall(this.#callDeps, name, input, options);
+    return runCall(this.#callDeps, name, input, hostArguments.call(name, options));
   }
 
   on(listener: HostEventListener): () => void {
-    return this.#events.on(listener);
+    return this.#events.on(hostArguments.on(listener));
   }
 
   async sourceState(source: string): Promise<SourceState> {
@@ -214,15 +218,19 @@ class CorralHost implements Host {
     return this.#quarantine.check(source);
   }
 
-  async quarantine(source: string, options: { reason: string; until?: number | null; actor?: string }): Promise<StateChange> {
+  async quarantine(source: string, given: { reason: string; until?: number | null; actor?: string }): Promise<StateChange> {
     this.#assertAlive();
+    checkSourceId(source);
+    const options = hostArguments.quarantine(given);
     const change = await this.#ledger.quarantine(source, { reason: options.reason, until: options.until ?? null, actor: options.actor ?? "operator" });
     this.#quarantine.learn(change.state);
     return change;
   }
 
-  async release(source: string, options: { reason?: string; actor?: string } = {}): Promise<StateChange> {
+  async release(source: string, given?: { reason?: string; actor?: string }): Promise<StateChange> {
     this.#assertAlive();
+    checkSourceId(source);
+    const options = hostArguments.release(given);
     const change = await this.#ledger.release(source, { actor: options.actor ?? "operator", ...(options.reason ? { reason: options.reason } : {}) });
     this.#quarantine.learn(change.state);
     return change;

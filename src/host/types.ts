@@ -62,7 +62,8 @@ export type CallOptions = {
 };
 
 export type Host = {
-  load(request: LoadRequest): Promise<LoadResult>;
+  /** A bare string is a path: `host.load("./tool.ts")` is `host.load({ path: "./tool.ts" })`. */
+  load(request: LoadRequest | string): Promise<LoadResult>;
   /** Loads every tool file and plugin folder directly inside `dir`. */
   loadDirectory(dir: string): Promise<LoadResult[]>;
   /** Registers tools an agent wrote, under `agent:<id>`, within the authoring limits. */

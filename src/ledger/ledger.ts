@@ -14,6 +14,7 @@
  * ```
  */
 import { z } from "zod";
+import { checkArgument } from "../arguments/check.js";
 import { CorralError } from "../errors.js";
 import { checkSourceId } from "../registry/source.js";
 import { InvalidCallRecordError, LedgerClosedError } from "./errors.js";
@@ -50,6 +51,9 @@ export type QuarantineRequest = z.input<typeof QuarantineRequest>;
 export const ReleaseRequest = z.strictObject({ actor: Actor, reason: Reason.optional() });
 export type ReleaseRequest = z.input<typeof ReleaseRequest>;
 
+const RecordOptions = z.strictObject({ writeBehind: z.boolean().optional() });
+const ReportLimits = z.strictObject({ events: z.number().int().nonnegative().optional(), strikes: z.number().int().nonnegative().optional() });
+
 export class Ledger {
   readonly #store: LedgerStore;
   readonly #options: ResolvedLedgerOptions;
@@ -85,8 +89,9 @@ export class Ledger {
    * briefly to share one commit with the records after it (SQLite: up to
    * COMMIT_BEHIND_MS); the promise then settles that much later.
    */
-  async record(input: CallInput, options: { writeBehind?: boolean } = {}): Promise<RecordResult> {
+  async record(input: CallInput, given?: { writeBehind?: boolean }): Promise<RecordResult> {
     this.#assertAlive();
+    const options = checkArgument("ledger.record(input, options)", "options", RecordOptions.optional(), given, "{ writeBehind?: boolean }") ?? {};
     const now = this.#now();
     const parsed = CallInput.safeParse(input);
     if (!parsed.success) {
@@ -157,9 +162,10 @@ export class Ledger {
   }
 
   /** One source with its latest state changes and strikes, newest first; null if it was never seen. */
-  async sourceReport(source: string, limits: { events?: number; strikes?: number } = {}): Promise<SourceReport | null> {
+  async sourceReport(source: string, given?: { events?: number; strikes?: number }): Promise<SourceReport | null> {
     this.#assertAlive();
     checkSourceId(source);
+    const limits = checkArgument("ledger.sourceReport(source, limits)", "limits", ReportLimits.optional(), given, "{ events?, strikes? } with counts") ?? {};
     const now = this.#now();
     const events = limits.events ?? this.#options.recentEvents;
     const strikes = Math.min(limits.strikes ?? this.#options.recentStrikes, this.#keepStrikes);

@@ -22,6 +22,7 @@
  * user message to continue.
  */
 import type { ToolResult } from "../result.js";
+import { loopArguments } from "./arguments.js";
 import { isToolUse, type Message, type MessageCreateParams, type MessageParam, type StopReason, type ToolParam, type ToolUseBlock } from "./messages.js";
 import type { Model } from "./model.js";
 import { resolveConversationOptions, type ConversationOptions, type ResolvedConversationOptions } from "./options.js";
@@ -57,8 +58,9 @@ export type ConversationResult = {
 };
 
 export async function runConversation(model: Model, request: MessageCreateParams, options: ConversationOptions): Promise<ConversationResult> {
+  loopArguments.model(model);
   const o = resolveConversationOptions(options);
-  const { messages: initial, tools: ownTools, ...fields } = request;
+  const { messages: initial, tools: ownTools, ...fields } = loopArguments.request(request);
   const messages: MessageParam[] = [...initial];
   // Names from control.add_tools. Any tool may name any tool here; the host
   // decides which names are deferred tools it will declare.
