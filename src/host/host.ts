@@ -123,7 +123,7 @@ class CorralHost implements Host {
 
   async load(request: LoadRequest | string): Promise<LoadResult> {
     this.#assertAlive();
-    return this.#finishLoad(await this.#loader.load(hostArguments.load(request)));
+    return await this.#finishLoad(await this.#loader.load(hostArguments.load(request)));
   }
 
   async author(given: AuthorRequest): Promise<LoadResult> {
@@ -138,10 +138,10 @@ class CorralHost implements Host {
       return { ok: false, source, error: { kind: "quarantined", message: `${source} is quarantined (${state.reason}); it cannot register tools until an operator releases it` } };
     }
     const limits = { maxTools: this.#options.maxToolsPerAgent, maxSourceBytes: this.#options.maxAgentSourceBytes };
-    return this.#finishLoad(await this.#loader.load({ source, code: request.code }, limits));
+    return await this.#finishLoad(await this.#loader.load({ source, code: request.code }, limits));
   }
 
-  #finishLoad(result: LoadResult): LoadResult {
+  async #finishLoad(result: LoadResult): Promise<LoadResult> {
     if (!result.ok) {
       this.#logger.info({ event: "load", source: result.source, outcome: result.error.kind }, "source failed to load");
       return result;
@@ -152,6 +152,9 @@ class CorralHost implements Host {
     // it wakes an idle worker on a virtual machine.
     if (result.manifestsFrom !== "worker") setImmediate(() => this.#warmAhead(result.source));
     const tools = this.#catalog.ofSource(result.source).map((entry) => this.#info(entry));
+    // The ledger knows a source from its first successful load, before any
+    // call: an operator's audit shows it and its tools with zero calls.
+    await this.#ledger.recordLoad({ source: result.source, version: result.version, tools: tools.map((t) => t.name) });
     this.#logger.info({ event: "load", source: result.source, version: result.version, tools: tools.map((t) => t.name), cached: result.cached, manifestsFrom: result.manifestsFrom }, "source loaded");
     return { ...result, tools };
   }

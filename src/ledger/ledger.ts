@@ -23,7 +23,7 @@ import type { QuarantinePolicy } from "./policy.js";
 import { byTrouble, toSourceRow } from "./report.js";
 import type { Applied, LedgerStore } from "./store.js";
 import { afterCall, expire, isExpired, quarantineByHand, releaseByHand } from "./transitions.js";
-import { CallInput, EpochMs, isStrike, type LedgerEvent, type QuarantinedState, type SourceReport, type SourceRow, type SourceState } from "./types.js";
+import { CallInput, EpochMs, LoadInput, isStrike, type LedgerEvent, type QuarantinedState, type SourceReport, type SourceRow, type SourceState } from "./types.js";
 
 export type RecordResult = {
   /** Whether this call was a strike against its source. */
@@ -109,6 +109,17 @@ export class Ledger {
     const result: RecordResult = { strike: isStrike(call.outcome), state, events };
     if (events.some((event) => event.kind === "quarantine") && state.state === "quarantined") result.quarantined = state;
     return result;
+  }
+
+  /**
+   * Makes a source known from a successful load: `sourceReport` and
+   * `summary` show it and its tools (zero calls) before any call. Counts
+   * nothing and changes no state.
+   */
+  async recordLoad(input: LoadInput): Promise<void> {
+    this.#assertAlive();
+    const load = checkArgument("ledger.recordLoad(load)", "load", LoadInput, input, "{ source, version, tools, at? }");
+    await this.#store.recordLoad({ ...load, at: load.at ?? this.#now() });
   }
 
   /** The source's state now; a timed quarantine that is over ends here, recorded once as `expire`. */
