@@ -11,7 +11,10 @@
 //
 //   warm call ──── plain · ivm applySync (± timeout) · ivm apply · corral ToolIsolate · IPC floor
 //                  · naive pool · corral worker alone · corral · corral with an in-memory ledger
-//   throughput ─── naive pool · corral · corral, in-memory ledger · corral, shallow pipelines only (64 in flight)
+//                  · corral with a PostgreSQL ledger (when CORRAL_BENCH_POSTGRES_URL or
+//                    CORRAL_TEST_POSTGRES_URL names a server; a schema of its own, dropped after)
+//   throughput ─── naive pool · corral · corral, in-memory ledger · corral, PostgreSQL ledger
+//                  · corral, shallow pipelines only (64 in flight)
 //   cold tool ──── new source · same source (same host, new host) · raw fresh isolate
 //   mixed ──────── 20 tools, maxWarmIsolates 12 vs default
 //   recovery ───── next call after a kill · calls running meanwhile
@@ -84,6 +87,7 @@ async function main(config) {
   const { measureMemory } = await import("./bench/memory.mjs");
   const { profileHost, profileWorker, profileGuestSide } = await import("./bench/profile.mjs");
   const { renderConsole, writeMarkdown } = await import("./bench/report.mjs");
+  const { benchLedgerSchema } = await import("./bench/postgres.mjs");
 
   const machine = describeMachine();
   const loadBefore = currentLoad();
@@ -114,6 +118,12 @@ async function main(config) {
     // The same host with the ledger in memory: what the SQLite ledger costs a call.
     const memoryLedger = await createWarmCorral(tempDir, { ledger: { store: false } });
     open.push(memoryLedger);
+    // The same host on a PostgreSQL ledger (a schema of its own on 127.0.0.1), when a server is named.
+    const pgSchema = benchLedgerSchema();
+    if (pgSchema !== undefined) open.push({ close: () => pgSchema.drop() });
+    else log("no CORRAL_BENCH_POSTGRES_URL or CORRAL_TEST_POSTGRES_URL: no PostgreSQL ledger rows");
+    const pgLedger = pgSchema === undefined ? undefined : await createWarmCorral(tempDir, { ledger: { store: pgSchema.url } });
+    if (pgLedger !== undefined) open.push(pgLedger);
     log("contenders ready; warm calls");
     const w = config.warm;
     results.warm = await measureWarm(
@@ -128,6 +138,7 @@ async function main(config) {
         { name: "corralWorker", kind: "async", call: direct.call, n: w.pool, pids: direct.pids },
         { name: "corral", kind: "async", call: corral.call, n: w.pool, pids: corral.pids },
         { name: "corralMemoryLedger", kind: "async", call: memoryLedger.call, n: w.pool, pids: memoryLedger.pids },
+        ...(pgLedger === undefined ? [] : [{ name: "corralPostgresLedger", kind: "async", call: pgLedger.call, n: w.pool, pids: pgLedger.pids }]),
         // Sporadic callers: each call after w.gapMs with nothing running.
         { name: "naiveSporadic", kind: "async", call: naive.call, n: w.sporadic, gapMs: w.gapMs },
         { name: "corralWorkerSporadic", kind: "async", call: direct.call, n: w.sporadic, gapMs: w.gapMs },
@@ -163,6 +174,7 @@ async function main(config) {
         { name: "naive", call: naive.call, total: t.total, inFlight: t.inFlight, pids: naive.pids },
         { name: "corral", call: corral.call, total: t.total, inFlight: t.inFlight, pids: corral.pids },
         { name: "corralMemoryLedger", call: memoryLedger.call, total: t.total, inFlight: t.inFlight, pids: memoryLedger.pids },
+        ...(pgLedger === undefined ? [] : [{ name: "corralPostgresLedger", call: pgLedger.call, total: t.total, inFlight: t.inFlight, pids: pgLedger.pids }]),
         { name: "corralVariant", call: pipelined.call, total: t.total, inFlight: t.inFlight, pids: pipelined.pids },
       ],
       { rounds: t.rounds, log },

@@ -5,6 +5,7 @@
  * throws is logged and ignored, so a faulty screen never breaks a call.
  */
 import type { Logger } from "pino";
+import type { StoreStatus } from "./ledger/store.js";
 import type { ToolResult } from "./result.js";
 
 export type HostEvent =
@@ -15,7 +16,9 @@ export type HostEvent =
   | { type: "tool_execution_end"; callId: string; tool: string; source?: string; result: ToolResult; at: number }
   | { type: "quarantine"; source: string; reason: string; since: number; until: number | null; at: number }
   | { type: "release"; source: string; actor: string; at: number }
-  | { type: "worker_crash"; message: string; at: number };
+  | { type: "worker_crash"; message: string; at: number }
+  /** The ledger's store on a server became unreachable, came back, or refused or lost records (PostgreSQL). */
+  | { type: "ledger_store"; status: StoreStatus; at: number };
 
 export type HostEventListener = (event: HostEvent) => void;
 

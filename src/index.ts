@@ -39,6 +39,8 @@ export {
   LedgerOptions,
   MemoryLedgerStore,
   SqliteLedgerStore,
+  PostgresLedgerStore,
+  PostgresStoreOptions,
   DEFAULT_POLICY,
   UNTIL_RELEASED_POLICY,
   QuarantinePolicy,
@@ -47,6 +49,7 @@ export {
   SourceReport,
   LedgerEvent,
   type LedgerStore,
+  type StoreStatus,
   type StateChange,
 } from "./ledger/index.js";
 

@@ -116,8 +116,8 @@ export const HostOptions = z.strictObject({
   /** The gate; without one, what the effect policy allows runs and what it would ask about is blocked. */
   beforeToolCall: z.custom<BeforeToolCall>((value) => typeof value === "function", "beforeToolCall must be a function").optional(),
   onEvent: z.custom<HostEventListener>((value) => typeof value === "function", "onEvent must be a function").optional(),
-  /** The ledger: its store (a SQLite file by default, or false for memory), policy and clock. */
-  ledger: LedgerOptions.omit({ onEvent: true }).optional(),
+  /** The ledger: its store (a SQLite file by default, a postgres:// URL shared by several hosts, or false for memory), policy and clock. */
+  ledger: LedgerOptions.omit({ onEvent: true, onStoreStatus: true }).optional(),
   /** Exposure of the built-in create_tool, and the agent id its tools are registered under. */
   createTool: z.strictObject({ agent: z.string().min(1).max(200), exposure: z.enum(EXPOSURES).optional() }).optional(),
   /** A pino logger for the audit log; quiet by default. */
@@ -132,7 +132,7 @@ export type ResolvedHostOptions = {
   effects?: EffectPolicy;
   beforeToolCall?: BeforeToolCall;
   onEvent?: HostEventListener;
-  ledger?: Omit<LedgerOptions, "onEvent">;
+  ledger?: Omit<LedgerOptions, "onEvent" | "onStoreStatus">;
   createTool?: { agent: string; exposure?: (typeof EXPOSURES)[number] };
 };
 

@@ -41,6 +41,7 @@ const WARM_ROWS = [
   ["corralWorker", "corral's worker alone, driven over IPC (no host path)"],
   ["corral", "**corral** `host.call` (default pool)"],
   ["corralMemoryLedger", "corral, `ledger: { store: false }` (in-memory ledger)"],
+  ["corralPostgresLedger", "corral, `ledger: { store: \"postgres://…\" }` (PostgreSQL ledger, server on 127.0.0.1)"],
 ];
 
 const SPORADIC_ROWS = [
@@ -106,6 +107,7 @@ function throughputRows(r) {
     naive: "naive tinypool pool (2 child processes)",
     corral: `**corral**, default options (quick calls up to ${r.throughputVariant.defaultQuickPipelineDepth} deep, \`maxInFlight\` ${r.throughputVariant.defaultMaxInFlight})`,
     corralMemoryLedger: "corral, in-memory ledger",
+    corralPostgresLedger: "corral, PostgreSQL ledger (127.0.0.1)",
     corralVariant: variantLabel(r),
   };
   return Object.entries(labels)
@@ -251,7 +253,7 @@ One tool, loaded and warm in every worker; one call at a time. ${w.corral.n.toLo
 
 ${mdTable(["contender", "p50", "p99", "mean", "corral ÷ this, p50", "corral ÷ this, p99", "host CPU / call", "worker CPU / call"], warmRows(r))}
 
-"corral's worker alone" is corral's real worker entry (\`dist/sandbox/worker/entry.js\`) forked by the bench and sent corral's own messages over IPC: the difference between it and \`host.call\` is the host's share (call path, admission, pool, ledger, audit log, tinypool's channel). At p50 the host adds ${us(w.corral.p50 - w.corralWorker.p50)} to the worker's ${us(w.corralWorker.p50)}; ${ledgerShare(w.corral.p50 - w.corralMemoryLedger.p50)} The worker alone takes ${ratio(w.corralWorker.p50, w.naive.p50)} the naive pool's p50.${w.ipcFloor === undefined ? "" : ` The raw IPC round trip (a forked child echoing corral's call message, nothing else) is the floor for every contender with a worker process: ${us(w.ipcFloor.p50)} at p50 on this machine; the naive pool's p50 is ${ratio(w.naive.p50, w.ipcFloor.p50)} that, corral's ${ratio(w.corral.p50, w.ipcFloor.p50)}.`}`);
+"corral's worker alone" is corral's real worker entry (\`dist/sandbox/worker/entry.js\`) forked by the bench and sent corral's own messages over IPC: the difference between it and \`host.call\` is the host's share (call path, admission, pool, ledger, audit log, tinypool's channel). At p50 the host adds ${us(w.corral.p50 - w.corralWorker.p50)} to the worker's ${us(w.corralWorker.p50)}; ${ledgerShare(w.corral.p50 - w.corralMemoryLedger.p50)} ${w.corralPostgresLedger === undefined ? "" : `With the ledger in PostgreSQL on 127.0.0.1 (records batched as SQLite's; a strike waits for its commit, other calls are written behind) the p50 is ${us(w.corralPostgresLedger.p50)}, ${ratio(w.corralPostgresLedger.p50, w.corral.p50)} the SQLite ledger's. `}The worker alone takes ${ratio(w.corralWorker.p50, w.naive.p50)} the naive pool's p50.${w.ipcFloor === undefined ? "" : ` The raw IPC round trip (a forked child echoing corral's call message, nothing else) is the floor for every contender with a worker process: ${us(w.ipcFloor.p50)} at p50 on this machine; the naive pool's p50 is ${ratio(w.naive.p50, w.ipcFloor.p50)} that, corral's ${ratio(w.corral.p50, w.ipcFloor.p50)}.`}`);
 
   sections.push(`### Sporadic calls
 

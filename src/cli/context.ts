@@ -7,7 +7,8 @@
  */
 import { existsSync, statSync } from "node:fs";
 import type { Logger } from "pino";
-import { CorralError, createHost, Ledger, type Host } from "../index.js";
+import { CorralError, createHost, Ledger, PostgresLedgerStore, type Host } from "../index.js";
+import { POSTGRES_URL } from "../ledger/postgres-connection.js";
 
 /** The CLI's whole contract with its caller: 0 ok, 1 a tool or load failed, 2 misuse. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -34,7 +35,10 @@ export type CliContext = {
   logger: Logger;
   /** @default ".corral/cache" in the working directory, as the host's own default */
   cacheDir: string;
-  /** @default ".corral/ledger.db" in the working directory, as the host's own default */
+  /**
+   * The SQLite file, or the postgres:// URL of a ledger several hosts share.
+   * @default ".corral/ledger.db" in the working directory, as the host's own default
+   */
   ledgerFile: string;
   /**
    * Announces a step that may take a second. It goes to stderr, always, so
@@ -74,13 +78,19 @@ export async function withCliHost<T>(
  */
 export async function withCliLedger<T>(context: CliContext, fn: (ledger: Ledger) => Promise<T>): Promise<T> {
   const file = context.ledgerFile;
+  if (POSTGRES_URL.test(file)) return withLedger(() => new Ledger({ store: new PostgresLedgerStore({ url: file, createSchema: false }) }), fn);
   if (!existsSync(file)) {
     throw new CliFailure(`there is no ledger at ${file}; a host creates it when it starts, or pass the one it uses with --ledger <file>`);
   }
   if (!statSync(file).isFile()) throw new CliFailure(`${file} is not a file; --ledger takes the SQLite file a host records in`);
+  return withLedger(() => new Ledger({ store: file }), fn);
+}
+
+/** Opens the ledger, runs `fn`, closes it; an empty PostgreSQL schema is refused as a missing file is (createSchema: false). */
+async function withLedger<T>(open: () => Ledger, fn: (ledger: Ledger) => Promise<T>): Promise<T> {
   let ledger: Ledger;
   try {
-    ledger = new Ledger({ store: file });
+    ledger = open();
   } catch (error) {
     throw asFailure(error);
   }
@@ -96,4 +106,16 @@ export async function withCliLedger<T>(context: CliContext, fn: (ledger: Ledger)
 /** A store that cannot be read (not SQLite, locked, a newer schema) is no misuse of the command line: exit 1, not 2. */
 function asFailure(error: unknown): unknown {
   return error instanceof CorralError && error.code === "ledger_unavailable" ? new CliFailure(error.message) : error;
+}
+
+/** The ledger as messages name it: a URL without its password. */
+export function ledgerLabel(ledger: string): string {
+  if (!POSTGRES_URL.test(ledger)) return ledger;
+  try {
+    const url = new URL(ledger);
+    url.password = "";
+    return url.toString();
+  } catch {
+    return "the PostgreSQL ledger";
+  }
 }

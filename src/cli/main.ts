@@ -83,7 +83,7 @@ function buildProgram(io: CliIo, setExitCode: (code: ExitCode) => void): Command
     .helpOption("-h, --help", "show help")
     .option("--verbose", "log what the host does (pino) to stderr")
     .option("--cache-dir <dir>", "where compiled bundles and their checked manifests are cached", DEFAULT_CACHE_DIR)
-    .option("--ledger <file>", "the ledger (SQLite) hosts record calls in, and audit, quarantine and release read", parseNonEmpty("a file path"), DEFAULT_LEDGER_FILE)
+    .option("--ledger <file|url>", "the ledger hosts record calls in, and audit, quarantine and release read: a SQLite file, or a postgres:// URL several hosts share", parseNonEmpty("a file path or a postgres:// URL"), DEFAULT_LEDGER_FILE)
     .addHelpText(
       "after",
       `

@@ -11,10 +11,10 @@ import pino, { type Logger } from "pino";
 import type { CallLimits } from "../../sandbox/protocol.js";
 import { createToolTool, toolSearchTool, BUILTIN_SOURCE, TOOL_SEARCH } from "../builtins/index.js";
 import { BundleCache } from "../compile/index.js";
-import { HostClosedError } from "../errors.js";
+import { CorralError, HostClosedError } from "../errors.js";
 import { EventHub, type HostEventListener } from "../events.js";
 import { defaultGate, resolveEffectPolicy } from "../gate/index.js";
-import { Ledger, type SourceReport, type SourceRow, type SourceState, type StateChange } from "../ledger/index.js";
+import { Ledger, type SourceReport, type SourceRow, type SourceState, type StateChange, type StoreStatus } from "../ledger/index.js";
 import { resolveHostOptions, type HostOptions, type ResolvedHostOptions } from "../options.js";
 import { Admission, SandboxPool } from "../pool/index.js";
 import { Catalog, declare, ManifestCache, type CatalogEntry } from "../registry/index.js";
@@ -59,6 +59,7 @@ class CorralHost implements Host {
           this.#events.emit({ type: "quarantine", source: event.source, reason: event.reason, since: event.at, until: event.until, at: event.at });
         }
       },
+      onStoreStatus: (status) => this.#storeStatus(status),
     });
     this.#quarantine = new QuarantineView(this.#ledger);
     this.#pool = new SandboxPool({
@@ -102,6 +103,15 @@ class CorralHost implements Host {
       commitBeforeResult: options.commitBeforeResult,
     };
     this.#registerBuiltins();
+  }
+
+  /** A ledger server's outage and return, in the log and as a `ledger_store` event; a record refused or lost is an error. */
+  #storeStatus(status: StoreStatus): void {
+    const { type, ...detail } = status;
+    if (type === "restored") this.#logger.info({ event: "ledger_store", status: type, ...detail }, "the ledger's database is back; buffered records written");
+    else if (type === "unavailable") this.#logger.warn({ event: "ledger_store", status: type, ...detail }, "the ledger's database is unreachable; records wait in memory");
+    else this.#logger.error({ event: "ledger_store", status: type, ...detail }, type === "record_refused" ? "a call's record was not kept: the ledger's buffer is full" : "buffered ledger records were lost at close");
+    this.#events.emit({ type: "ledger_store", status, at: Date.now() });
   }
 
   #registerBuiltins(): void {
@@ -154,7 +164,14 @@ class CorralHost implements Host {
     const tools = this.#catalog.ofSource(result.source).map((entry) => this.#info(entry));
     // The ledger knows a source from its first successful load, before any
     // call: an operator's audit shows it and its tools with zero calls.
-    await this.#ledger.recordLoad({ source: result.source, version: result.version, tools: tools.map((t) => t.name) });
+    // A ledger that cannot be reached (a server store in an outage) does not
+    // fail the load: the source becomes known at its first recorded call.
+    try {
+      await this.#ledger.recordLoad({ source: result.source, version: result.version, tools: tools.map((t) => t.name) });
+    } catch (error) {
+      if (!(error instanceof CorralError && error.code === "ledger_unavailable")) throw error;
+      this.#logger.warn({ event: "load", source: result.source, err: error.message }, "the ledger could not record the load");
+    }
     this.#logger.info({ event: "load", source: result.source, version: result.version, tools: tools.map((t) => t.name), cached: result.cached, manifestsFrom: result.manifestsFrom }, "source loaded");
     return { ...result, tools };
   }

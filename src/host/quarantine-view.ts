@@ -7,10 +7,14 @@
  * ledger then records the expiry). Otherwise what this host's own records and
  * actions told it is the truth, and the check costs no read (and lets the
  * store batch the commits of calls running together); the counter itself is
- * read at most once a millisecond. `declarations()` must
+ * read at most once a millisecond. With a PostgreSQL ledger the counter
+ * moves when another host's NOTIFY arrives, and when the ledger's server
+ * cannot be reached the view answers from what it knew (see check()).
+ * `declarations()` must
  * answer synchronously and reads the same states; a refresh every few seconds
  * keeps them fresh when no call comes.
  */
+import { CorralError } from "../errors.js";
 import type { Ledger, SourceState } from "../ledger/index.js";
 
 const REFRESH_MS = 5_000;
@@ -58,7 +62,16 @@ export class QuarantineView {
       const known = this.#known.get(source);
       if (known !== undefined && (known.state === "active" || known.until === null || known.until > this.#now())) return known;
     }
-    const state = await this.#ledger.check(source);
+    let state: SourceState;
+    try {
+      state = await this.#ledger.check(source);
+    } catch (error) {
+      if (!(error instanceof CorralError && error.data.outage === true)) throw error;
+      // The ledger's server is unreachable (the store reports it): the quarantines this host
+      // knew of still refuse, and any other source is answered as active until the server is back.
+      const known = this.#states.get(source);
+      return known !== undefined && this.isQuarantined(source) ? known : { source, state: "active", since: null };
+    }
     this.learn(state);
     return state;
   }

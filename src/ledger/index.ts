@@ -13,10 +13,12 @@ export { InvalidCallRecordError, LedgerClosedError, LedgerUnavailableError } fro
 export { DEFAULT_POLICY, QuarantinePolicy, UNTIL_RELEASED_POLICY, decideQuarantine, type QuarantineDecision } from "./policy.js";
 
 // Stores
-export type { Applied, Decide, DecideAfterCall, LedgerStore, RecordOptions, StoredSource, StoredSourceDetail, StoredTool } from "./store.js";
+export type { Applied, Decide, DecideAfterCall, LedgerStore, RecordOptions, StoreStatus, StoreWatcher, StoredSource, StoredSourceDetail, StoredTool } from "./store.js";
 export type { Transition } from "./transitions.js";
 export { MemoryLedgerStore } from "./memory-store.js";
 export { SQLITE_STORE_DEFAULTS, SqliteLedgerStore, SqliteStoreOptions } from "./sqlite-store.js";
+export { POSTGRES_STORE_DEFAULTS, PostgresStoreOptions } from "./postgres-connection.js";
+export { PostgresLedgerStore } from "./postgres-store.js";
 
 // Data
 export {

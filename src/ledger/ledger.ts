@@ -65,6 +65,11 @@ export class Ledger {
     this.#options = resolveLedgerOptions(options);
     this.#store = this.#options.store;
     this.#keepStrikes = Math.max(this.#options.recentStrikes, this.#options.policy.strikes);
+    // A server store writes records late after an outage: their changes of state are announced then.
+    this.#store.watch?.({
+      lateChange: (applied) => this.#announce(applied.applied),
+      status: (status) => this.#options.onStoreStatus?.(status),
+    });
   }
 
   get alive(): boolean {
@@ -122,13 +127,13 @@ export class Ledger {
     await this.#store.recordLoad({ ...load, at: load.at ?? this.#now() });
   }
 
-  /** The source's state now; a timed quarantine that is over ends here, recorded once as `expire`. */
   /** See LedgerStore.changesElsewhere; undefined when the store cannot tell. */
   changesElsewhere(): number | undefined {
     this.#assertAlive();
     return this.#store.changesElsewhere?.();
   }
 
+  /** The source's state now; a timed quarantine that is over ends here, recorded once as `expire`. */
   async check(source: string): Promise<SourceState> {
     this.#assertAlive();
     checkSourceId(source);

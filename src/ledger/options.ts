@@ -6,15 +6,18 @@
 import { z } from "zod";
 import { CorralError } from "../errors.js";
 import { MemoryLedgerStore } from "./memory-store.js";
+import { POSTGRES_URL } from "./postgres-connection.js";
+import { PostgresLedgerStore } from "./postgres-store.js";
 import { DEFAULT_POLICY, QuarantinePolicy } from "./policy.js";
 import { SqliteLedgerStore } from "./sqlite-store.js";
-import { isLedgerStore, type LedgerStore } from "./store.js";
+import { isLedgerStore, type LedgerStore, type StoreStatus } from "./store.js";
 import type { LedgerEvent } from "./types.js";
 
 export const LEDGER_DEFAULTS = {
   /**
-   * Where the record is kept: a SQLite file; `false` or ":memory:" for a
-   * MemoryLedgerStore that forgets on exit; or a LedgerStore, which the
+   * Where the record is kept: a SQLite file; a `postgres://` URL for a
+   * PostgresLedgerStore that several hosts share; `false` or ":memory:" for
+   * a MemoryLedgerStore that forgets on exit; or a LedgerStore, which the
    * Ledger then owns and closes. @default ".corral/ledger.db"
    */
   store: ".corral/ledger.db" as string | false | LedgerStore,
@@ -30,7 +33,7 @@ export const LEDGER_DEFAULTS = {
 
 export const LedgerOptions = z.strictObject({
   store: z
-    .union([z.string().min(1), z.literal(false), z.custom<LedgerStore>(isLedgerStore, "store must be a file path, false, \":memory:\" or a LedgerStore")])
+    .union([z.string().min(1), z.literal(false), z.custom<LedgerStore>(isLedgerStore, "store must be a file path, a postgres:// URL, false, \":memory:\" or a LedgerStore")])
     .optional(),
   policy: QuarantinePolicy.partial().optional(),
   recentStrikes: z.number().int().min(1).max(1_000).optional(),
@@ -43,6 +46,8 @@ export const LedgerOptions = z.strictObject({
    * change, although the change stands.
    */
   onEvent: z.custom<(event: LedgerEvent) => void>((value) => typeof value === "function", "onEvent must be a function").optional(),
+  /** Told of the store's health: a server store that became unreachable, came back, or refused or lost records. Must not throw. */
+  onStoreStatus: z.custom<(status: StoreStatus) => void>((value) => typeof value === "function", "onStoreStatus must be a function").optional(),
 });
 export type LedgerOptions = z.input<typeof LedgerOptions>;
 
@@ -53,6 +58,7 @@ export type ResolvedLedgerOptions = {
   recentEvents: number;
   now: () => number;
   onEvent: ((event: LedgerEvent) => void) | undefined;
+  onStoreStatus: ((status: StoreStatus) => void) | undefined;
 };
 
 /** Parses the options strictly and opens the store they name. */
@@ -72,11 +78,13 @@ export function resolveLedgerOptions(options: unknown): ResolvedLedgerOptions {
     recentEvents: given.recentEvents ?? LEDGER_DEFAULTS.recentEvents,
     now: given.now ?? LEDGER_DEFAULTS.now,
     onEvent: given.onEvent,
+    onStoreStatus: given.onStoreStatus,
   };
 }
 
 export function openStore(store: string | false | LedgerStore): LedgerStore {
   if (store === false || store === ":memory:") return new MemoryLedgerStore();
+  if (typeof store === "string" && POSTGRES_URL.test(store)) return new PostgresLedgerStore({ url: store });
   if (typeof store === "string") return new SqliteLedgerStore({ path: store });
   if (!store.alive) throw new CorralError("invalid_options", "options.store is a LedgerStore that was closed already; pass an open one");
   return store;

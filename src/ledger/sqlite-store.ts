@@ -42,16 +42,12 @@ import { z } from "zod";
 import { CorralError } from "../errors.js";
 import { LedgerClosedError, LedgerUnavailableError } from "./errors.js";
 import { prepareStatements, toState, toStrike, toolsBySource, type EventRow, type Statements, type StateRow, type StrikeRow, type ToolDbRow } from "./sqlite-rows.js";
+import { runEnd, sumRun } from "./record-runs.js";
 import { migrate } from "./sqlite-schema.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
 import type { Applied, Decide, LedgerStore, RecordOptions, StoredSource, StoredSourceDetail } from "./store.js";
 import { initialState, type Transition } from "./transitions.js";
 import { LedgerEvent, isStrike, type CallRecord, type LoadRecord, type SourceState } from "./types.js";
-
-/** Whether `next` counts exactly as `first` does (same row, same outcome, no strike), so one statement can count both. */
-function countsWith(first: CallRecord, next: CallRecord): boolean {
-  return !isStrike(next.outcome) && next.source === first.source && next.tool === first.tool && next.version === first.version && next.outcome === first.outcome;
-}
 
 /** How often the checkpointer thread moves committed pages into the database file. */
 const CHECKPOINT_INTERVAL_MS = 250;
@@ -208,9 +204,7 @@ export class SqliteLedgerStore implements LedgerStore {
   #recordCalls(batch: Pending[]): Applied[] {
     const applied: Applied[] = [];
     for (let start = 0; start < batch.length; ) {
-      const first = (batch[start] as Pending).call;
-      let end = start + 1;
-      if (!isStrike(first.outcome)) while (end < batch.length && countsWith(first, (batch[end] as Pending).call)) end++;
+      const end = runEnd(batch, start);
       // A loop, not a spread: a busy turn can hold more records than a call takes arguments.
       for (const each of this.#recordRun(batch.slice(start, end))) applied.push(each);
       start = end;
@@ -232,14 +226,7 @@ export class SqliteLedgerStore implements LedgerStore {
     if (row === undefined) sql.insertSource.run({ source: call.source, version: call.version });
     else if (row.last_version !== call.version) sql.setLastVersion.run({ source: call.source, version: call.version });
     if (row?.last_version !== call.version) sql.addVersion.run({ source: call.source, version: call.version, at: call.at });
-    let wallSum = 0;
-    let cpuSum = 0;
-    let heap = 0;
-    for (const { call: each } of run) {
-      wallSum += each.wallMs;
-      cpuSum += each.cpuMs;
-      heap = Math.max(heap, each.heapBytes);
-    }
+    const { wallSum, cpuSum, heap } = sumRun(run);
     sql.countTool.run({
       source: call.source, tool: call.tool, outcome: call.outcome, calls: run.length, strikes: strike ? 1 : 0,
       wallSum, cpuSum, lastWall: last.wallMs, heap, at: last.at,

@@ -1,10 +1,9 @@
 /**
  * @module src/ledger/store
  * LedgerStore: what the Ledger needs from a place to keep its record. Two
- * implementations (SQLite on disk, memory) pass one shared suite
- * (store.case.ts); a shared server database can be a third. The interface is
- * asynchronous for that third one's sake: neither store here waits on the
- * network, but a server would.
+ * implementations (SQLite on disk, memory, PostgreSQL) pass one shared suite
+ * (store.case.ts). The interface is asynchronous for PostgreSQL's sake: it
+ * waits on the network; SQLite and memory answer at once.
  *
  * A store knows no policy: every change of state is decided by a pure
  * function the Ledger passes in, run inside the store's write transaction on
@@ -42,6 +41,26 @@ export type RecordOptions = {
 /** The state after a write, and the change that write made, if any. */
 export type Applied = { state: SourceState; applied: Transition | null };
 
+/**
+ * What a store on a server says of its health (PostgresLedgerStore): the
+ * server became unreachable (records wait in a bounded buffer), it is back
+ * (the buffer was written), or a record could not be kept at all.
+ */
+export type StoreStatus =
+  | { type: "unavailable"; since: number; cause: string; message: string; buffered: number }
+  | { type: "restored"; since: number; downMs: number; written: number }
+  /** The buffer was full: this record was refused, and record() rejected. */
+  | { type: "record_refused"; source: string; callId: string; buffered: number }
+  /** close() found the server still unreachable: these buffered records were never written. */
+  | { type: "records_lost"; count: number; message: string };
+
+/**
+ * Told what a store does on its own: a record written late (after an
+ * outage, when its promise had settled already) that changed a state, and
+ * the store's health. Listeners must not throw.
+ */
+export type StoreWatcher = { lateChange(applied: Applied): void; status(status: StoreStatus): void };
+
 export type StoredTool = { tool: string; totals: Totals; lastStrike: ToolRow["lastStrike"] };
 
 /** A source as stored; the Ledger adds what is computed (totals, rates, order). */
@@ -69,7 +88,11 @@ export interface LedgerStore {
    * records that arrive together in one transaction (group commit), each
    * applied in the order of the calls and deciding on the state the one
    * before it left; a failed commit rejects every record in it. Any other
-   * method runs after the records issued before it.
+   * method runs after the records issued before it. One exception: a store
+   * on a server that is unreachable keeps the record in a bounded buffer and
+   * settles at once with the state it last knew (`applied` null); the
+   * record is written when the server is back, and a change it then makes
+   * reaches the watchers (watch()).
    */
   recordCall(call: CallRecord, options: RecordOptions): Promise<Applied>;
   /**
@@ -88,6 +111,8 @@ export interface LedgerStore {
    * reading state again. A store that cannot tell leaves it out.
    */
   changesElsewhere?(): number;
+  /** Subscribes to late changes and health (a store that has neither leaves it out); returns the unsubscribe. */
+  watch?(watcher: StoreWatcher): () => void;
   /** Reads the state and stores what `decide` makes of it, in one transaction. */
   transition(source: string, decide: Decide): Promise<Applied>;
   /** Every source with a call or a change of state, in no particular order. */

@@ -306,11 +306,11 @@ describe("corral audit, quarantine and release", { timeout: 180_000 }, () => {
     const top = await runCli(["--help"], { cwd: dir.path });
     assert.equal(top.code, 0);
     for (const command of ["audit", "quarantine", "release"]) assert.match(top.stdout, new RegExp(`^  ${command} `, "m"));
-    assert.match(top.stdout, /--ledger <file>/);
+    assert.match(top.stdout, /--ledger <file\|url>/);
     const help = {
-      audit: ["[source]", "--json", "--events <n>", "--strikes <n>", "--ledger <file>"],
-      quarantine: ["<source>", "--reason <text>", "--until <time>", "--actor <name>", "--ledger <file>"],
-      release: ["<source>", "--reason <text>", "--actor <name>", "--ledger <file>"],
+      audit: ["[source]", "--json", "--events <n>", "--strikes <n>", "--ledger <file|url>"],
+      quarantine: ["<source>", "--reason <text>", "--until <time>", "--actor <name>", "--ledger <file|url>"],
+      release: ["<source>", "--reason <text>", "--actor <name>", "--ledger <file|url>"],
     };
     for (const [command, flags] of Object.entries(help)) {
       const run = await runCli([command, "--help"], { cwd: dir.path });

@@ -6,7 +6,7 @@
  * first. With one: that source's totals, recent strikes and changes of state.
  */
 import { checkSourceId } from "../../registry/source.js";
-import { CliFailure, EXIT, UsageError, withCliLedger, writeLines, type CliContext, type ExitCode } from "../context.js";
+import { CliFailure, EXIT, ledgerLabel, UsageError, withCliLedger, writeLines, type CliContext, type ExitCode } from "../context.js";
 import { toJson } from "../format.js";
 import { auditTableLines, PIPE_LINE_CHARS, sourceReportLines } from "../format-audit.js";
 
@@ -31,15 +31,15 @@ export async function auditCommand(source: string | undefined, options: AuditOpt
     if (source === undefined) {
       const rows = await ledger.summary();
       if (options.json) stdout.write(toJson(rows));
-      else if (rows.length === 0) stdout.write(`no calls recorded in ${context.ledgerFile}\n`);
-      else writeLines(stdout, auditTableLines(rows, context.ledgerFile, lineChars));
+      else if (rows.length === 0) stdout.write(`no calls recorded in ${ledgerLabel(context.ledgerFile)}\n`);
+      else writeLines(stdout, auditTableLines(rows, ledgerLabel(context.ledgerFile), lineChars));
       return EXIT.ok;
     }
     const limits: { events?: number; strikes?: number } = {};
     if (options.events !== undefined) limits.events = options.events;
     if (options.strikes !== undefined) limits.strikes = options.strikes;
     const report = await ledger.sourceReport(source, limits);
-    if (report === null) throw new CliFailure(`${source} has no record in ${context.ledgerFile}; \`corral audit\` lists the sources it knows`);
+    if (report === null) throw new CliFailure(`${source} has no record in ${ledgerLabel(context.ledgerFile)}; \`corral audit\` lists the sources it knows`);
     if (options.json) stdout.write(toJson(report));
     else writeLines(stdout, sourceReportLines(report, lineChars));
     return EXIT.ok;

@@ -1,0 +1,62 @@
+/**
+ * @module src/ledger/postgres-reads
+ * The PostgreSQL store's reads. A report that reads several tables does so
+ * in one REPEATABLE READ snapshot, so its rows agree with each other while
+ * other hosts write. Rows are parsed with the SQLite store's parsers (zod):
+ * a hand-edited row that is no valid state fails loudly, never misleads.
+ */
+import type { PoolClient } from "pg";
+import type { PostgresSql } from "./postgres-sql.js";
+import { toState, toStrike, toolsBySource, type EventRow, type StateRow, type StrikeRow, type ToolDbRow } from "./sqlite-rows.js";
+import type { StoredSource, StoredSourceDetail } from "./store.js";
+import { initialState } from "./transitions.js";
+import { LedgerEvent, type SourceState } from "./types.js";
+
+async function inSnapshot<T>(client: PoolClient, work: () => Promise<T>): Promise<T> {
+  await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+  try {
+    const result = await work();
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  }
+}
+
+export async function readOneState(client: PoolClient, sql: PostgresSql, source: string): Promise<SourceState> {
+  const row = (await client.query<StateRow>(sql.readState, [source])).rows[0];
+  return row === undefined ? initialState(source) : toState(row);
+}
+
+export function readAllSources(client: PoolClient, sql: PostgresSql): Promise<StoredSource[]> {
+  return inSnapshot(client, async () => {
+    const versions = new Map((await client.query<{ source: string; n: number }>(sql.allVersionCounts)).rows.map((row) => [row.source, row.n]));
+    const lastStrikes = new Map((await client.query<StrikeRow>(sql.allLastStrikes)).rows.map((row) => [row.source, toStrike(row)]));
+    const tools = toolsBySource((await client.query<ToolDbRow>(sql.allTools)).rows);
+    return (await client.query<StateRow>(sql.allSources)).rows.map((row) => ({
+      state: toState(row),
+      versions: versions.get(row.source) ?? 0,
+      lastVersion: row.last_version ?? null,
+      lastStrike: lastStrikes.get(row.source) ?? null,
+      tools: tools.get(row.source) ?? [],
+    }));
+  });
+}
+
+export function readOneSource(client: PoolClient, sql: PostgresSql, source: string, limits: { events: number; strikes: number }): Promise<StoredSourceDetail | null> {
+  return inSnapshot(client, async () => {
+    const row = (await client.query<StateRow>(sql.readState, [source])).rows[0];
+    if (row === undefined) return null;
+    const strikes = (await client.query<StrikeRow>(sql.recentStrikes, [source, Math.max(limits.strikes, 1)])).rows.map(toStrike);
+    return {
+      state: toState(row),
+      versions: (await client.query<{ n: number }>(sql.versionCount, [source])).rows[0]?.n ?? 0,
+      lastVersion: row.last_version ?? null,
+      lastStrike: strikes[0] ?? null,
+      tools: toolsBySource((await client.query<ToolDbRow>(sql.sourceTools, [source])).rows).get(source) ?? [],
+      events: (await client.query<EventRow>(sql.recentEvents, [source, limits.events])).rows.map((event) => LedgerEvent.parse(event)),
+      strikes: strikes.slice(0, limits.strikes),
+    };
+  });
+}

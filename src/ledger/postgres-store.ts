@@ -1,0 +1,367 @@
+/**
+ * @module src/ledger/postgres-store
+ * PostgresLedgerStore: the ledger in a PostgreSQL database, shared by every
+ * host pointed at it (`store: "postgres://…"`). It owns a pool of
+ * connections (pg), a listening connection (postgres-listener.ts) and, while
+ * the server is unreachable, a bounded buffer of records
+ * (postgres-outage.ts), and frees them all in close().
+ *
+ * ```
+ *  recordCall ─┐                         one transaction (postgres-batch.ts):
+ *  recordCall ─┼─▶ #pending ─setImmediate─▶ mark batch, lock its sources,
+ *  recordCall ─┘   (behind: ≤ 20 ms)        count, decide, NOTIFY, COMMIT ──▶ settle
+ *                                   │
+ *                 server unreachable ▼
+ *                 OutageBuffer (bounded): settle now with the last known
+ *                 state; every retryMs try again; write in order; report
+ *  any other method ──▶ after the writes issued before it; refused at once
+ *                       (ledger_unavailable, data.outage) during an outage
+ * ```
+ *
+ * Durability: a record's promise settles after its COMMIT (synchronous_commit
+ * as the server has it, on by default), so a host killed at any moment loses
+ * no record whose promise settled, as with SQLite. During an outage the
+ * promise settles before the write: what is buffered lives in the host's
+ * memory until the server is back (README, "Several hosts, one ledger").
+ *
+ * Group commit: records that arrive together share one transaction, as in
+ * SQLite; while one commit is on the wire the next batch gathers, so a busy
+ * host commits as often as the round trips allow, not once per call.
+ */
+import { randomUUID } from "node:crypto";
+import type pg from "pg";
+import { LedgerClosedError, LedgerUnavailableError } from "./errors.js";
+import { writeBatch, writeTransition } from "./postgres-batch.js";
+import { classify, connectionConfig, createPool, describeError, inTransaction, resolvePostgresOptions, withClient, type PostgresStoreOptions, type ResolvedPostgresOptions } from "./postgres-connection.js";
+import { ChangeListener } from "./postgres-listener.js";
+import { OutageBuffer, type Pending } from "./postgres-outage.js";
+import { readAllSources, readOneSource, readOneState } from "./postgres-reads.js";
+import { migratePostgres } from "./postgres-schema.js";
+import { postgresSql, type PostgresSql } from "./postgres-sql.js";
+import { toState, type StateRow } from "./sqlite-rows.js";
+import type { Applied, Decide, LedgerStore, RecordOptions, StoreStatus, StoreWatcher, StoredSource, StoredSourceDetail } from "./store.js";
+import { initialState } from "./transitions.js";
+import type { CallRecord, LoadRecord, SourceState } from "./types.js";
+
+/** As SQLite's: a record nobody waits for waits at most this long to share a commit. */
+const COMMIT_BEHIND_MS = 20;
+/** Records written in one transaction at most (a busy turn, or a buffer being written back). */
+const MAX_BATCH = 500;
+/** Marks of committed batches older than this are deleted (they only guard a retry against counting twice). */
+const BATCH_MARK_MS = 24 * 60 * 60_000;
+
+type Limits = { events: number; strikes: number };
+
+export class PostgresLedgerStore implements LedgerStore {
+  /** The database as errors show it, without a password. */
+  readonly where: string;
+  readonly schema: string;
+  readonly #options: ResolvedPostgresOptions;
+  readonly #pool: pg.Pool;
+  readonly #sql: PostgresSql;
+  /** This store's id: the payload of its NOTIFYs, so its listener can skip its own. */
+  readonly #id = randomUUID();
+  #ready: Promise<void> | undefined;
+  /** A reason no retry can help (a wrong password, a foreign schema): every use fails with it. */
+  #fatal: LedgerUnavailableError | undefined;
+  #pending: Pending[] = [];
+  #commitSoon = false;
+  #commitBehind: NodeJS.Timeout | undefined;
+  /** Every write, in the order issued; reads wait for the writes issued before them. */
+  #writes: Promise<void> = Promise.resolve();
+  #outage: OutageBuffer | undefined;
+  #retry: NodeJS.Timeout | undefined;
+  #listener: ChangeListener | undefined;
+  #changes = 0;
+  /** The last state each source was seen in: what a record settles with during an outage. */
+  readonly #known = new Map<string, SourceState>();
+  readonly #watchers = new Set<StoreWatcher>();
+  #batches = 0;
+  #closed = false;
+
+  constructor(options: PostgresStoreOptions) {
+    this.#options = resolvePostgresOptions(options);
+    this.where = this.#options.where;
+    this.schema = this.#options.schema;
+    this.#sql = postgresSql(this.schema);
+    this.#pool = createPool(this.#options, `corral-ledger ${this.#id}`);
+    // Started now, so a wrong URL or a server that is down shows at once, not at the first call.
+    void this.#whenReady().catch(() => undefined);
+  }
+
+  get alive(): boolean {
+    return !this.#closed;
+  }
+
+  /** The connection name (application_name) of this store's connections, as pg_stat_activity shows it. */
+  get connectionName(): string {
+    return `corral-ledger ${this.#id}`;
+  }
+
+  watch(watcher: StoreWatcher): () => void {
+    this.#watchers.add(watcher);
+    return () => this.#watchers.delete(watcher);
+  }
+
+  #report(status: StoreStatus): void {
+    for (const watcher of this.#watchers) watcher.status(status);
+  }
+
+  /** Connects and brings the schema up to date once; a failure that a retry may cure is tried again next time. */
+  #whenReady(): Promise<void> {
+    if (this.#fatal !== undefined) return Promise.reject(this.#fatal);
+    this.#ready ??= (async () => {
+      const client = await this.#pool.connect();
+      try {
+        await migratePostgres(client, this.schema, this.where, this.#options.createSchema);
+      } finally {
+        client.release();
+      }
+    })().catch((error: unknown) => {
+      this.#ready = undefined;
+      const wrapped = this.#wrap("open the ledger", error);
+      if (classify(error) === "config") this.#fatal = wrapped;
+      else this.#enterOutage(wrapped);
+      throw wrapped;
+    });
+    return this.#ready;
+  }
+
+  recordCall(call: CallRecord, options: RecordOptions): Promise<Applied> {
+    if (this.#closed) return Promise.reject(new LedgerClosedError("the PostgreSQL ledger store"));
+    if (this.#fatal !== undefined) return Promise.reject(this.#fatal);
+    return new Promise((resolve, reject) => {
+      const item: Pending = { call, options, resolve, reject, settled: false };
+      if (this.#outage !== undefined) {
+        this.#buffer([item]);
+        return;
+      }
+      this.#pending.push(item);
+      if (options.behind === true && this.#pending.length < MAX_BATCH) {
+        this.#commitBehind ??= setTimeout(() => this.#flush(), COMMIT_BEHIND_MS);
+      } else if (!this.#commitSoon) {
+        this.#commitSoon = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  /** Sends the waiting records to be written after the writes before them. */
+  #flush(): void {
+    this.#commitSoon = false;
+    clearTimeout(this.#commitBehind);
+    this.#commitBehind = undefined;
+    const batch = this.#pending;
+    if (batch.length === 0) return;
+    this.#pending = [];
+    this.#enqueue(() => this.#commit(batch));
+  }
+
+  #enqueue(work: () => Promise<void>): Promise<void> {
+    const next = this.#writes.then(work);
+    this.#writes = next.catch(() => undefined);
+    return next;
+  }
+
+  async #commit(batch: Pending[]): Promise<void> {
+    if (this.#outage !== undefined) return this.#buffer(batch);
+    try {
+      await this.#whenReady();
+      for (let start = 0; start < batch.length; start += MAX_BATCH) {
+        const part = batch.slice(start, start + MAX_BATCH);
+        const results = await this.#writeRecords(part);
+        part.forEach((item, index) => this.#settle(item, results?.[index]));
+      }
+    } catch (error) {
+      const left = batch.filter((item) => !item.settled);
+      const wrapped = this.#wrap("record calls", error);
+      if (classify(error) === "config" || this.#fatal !== undefined) {
+        for (const item of left) {
+          item.settled = true;
+          item.reject(wrapped);
+        }
+        return;
+      }
+      this.#enterOutage(wrapped);
+      this.#buffer(left);
+    }
+  }
+
+  /** One transaction for `part`, tried again on a deadlock or a lost connection; null if it had committed already. */
+  async #writeRecords(part: readonly Pending[]): Promise<Applied[] | null> {
+    const batchId = randomUUID();
+    if (++this.#batches % 1_000 === 0) await this.#pool.query(this.#sql.pruneBatches, [Date.now() - BATCH_MARK_MS]);
+    return inTransaction(this.#pool, (client) => writeBatch(client, this.#sql, batchId, part, this.#id));
+  }
+
+  /** `applied` undefined: the batch had committed before (a retry); the record settles with the last known state. */
+  #settle(item: Pending, applied: Applied | undefined): void {
+    const result = applied ?? this.#provisional(item);
+    this.#known.set(result.state.source, result.state);
+    if (item.settled) {
+      // Buffered during an outage: its caller had the last known state; a change it made is told now.
+      if (result.applied !== null) {
+        this.#changes++;
+        for (const watcher of this.#watchers) watcher.lateChange(result);
+      }
+      return;
+    }
+    item.settled = true;
+    item.resolve(result);
+  }
+
+  #provisional(item: Pending): Applied {
+    return { state: this.#known.get(item.call.source) ?? initialState(item.call.source), applied: null };
+  }
+
+  #buffer(items: Pending[]): void {
+    const outage = this.#outage;
+    if (outage === undefined || items.length === 0) return;
+    const refused = outage.take(items, (item) => this.#provisional(item), (item) => new LedgerUnavailableError(
+      `the ledger database ${this.where} is unreachable and ${this.#options.maxBufferedRecords} records wait for it already; the record of call ${item.call.callId} is not kept`,
+      { where: this.where, outage: true, cause: "buffer_full" },
+    ));
+    for (const status of refused) this.#report(status);
+  }
+
+  #enterOutage(error: LedgerUnavailableError): void {
+    if (this.#outage !== undefined || this.#closed) return;
+    this.#outage = new OutageBuffer(this.#options.maxBufferedRecords, String(error.data.cause));
+    this.#changes++;
+    this.#report({ type: "unavailable", since: this.#outage.since, cause: this.#outage.cause, message: error.message, buffered: this.#pending.length });
+    this.#scheduleRetry();
+  }
+
+  #scheduleRetry(): void {
+    if (this.#closed) return;
+    this.#retry = setTimeout(() => void this.#enqueue(() => this.#drain()), this.#options.retryMs);
+    this.#retry.unref();
+  }
+
+  /** Writes the buffer back, in order and in batches; leaves the outage once it is empty. */
+  async #drain(): Promise<void> {
+    const outage = this.#outage;
+    if (outage === undefined || this.#closed) return;
+    let written = 0;
+    try {
+      await this.#whenReady();
+      for (let part = outage.peek(MAX_BATCH); part.length > 0; part = outage.peek(MAX_BATCH)) {
+        const results = await this.#writeRecords(part);
+        outage.drop(part.length);
+        written += part.length;
+        part.forEach((item, index) => this.#settle(item, results?.[index]));
+      }
+    } catch {
+      this.#scheduleRetry();
+      return;
+    }
+    this.#outage = undefined;
+    this.#changes++;
+    this.#report({ type: "restored", since: outage.since, downMs: Date.now() - outage.since, written });
+  }
+
+  /** Runs one read or operator write after the writes issued before it; refused at once during an outage. */
+  async #run<T>(what: string, work: (client: pg.PoolClient) => Promise<T>, write = false): Promise<T> {
+    if (this.#closed) throw new LedgerClosedError("the PostgreSQL ledger store");
+    // At once, not after the writes before it: those may be a retry waiting connectTimeoutMs.
+    this.#refuseDuringOutage(what);
+    this.#flush();
+    const run = async (): Promise<T> => {
+      this.#refuseDuringOutage(what);
+      await this.#whenReady();
+      try {
+        return write ? await inTransaction(this.#pool, work) : await withClient(this.#pool, work);
+      } catch (error) {
+        const wrapped = this.#wrap(what, error);
+        if (classify(error) !== "config") this.#enterOutage(wrapped);
+        throw wrapped;
+      }
+    };
+    if (write) {
+      let result: T | undefined;
+      await this.#enqueue(async () => {
+        result = await run();
+      });
+      return result as T;
+    }
+    await this.#writes;
+    return run();
+  }
+
+  #refuseDuringOutage(what: string): void {
+    const outage = this.#outage;
+    if (outage === undefined) return;
+    throw new LedgerUnavailableError(
+      `the ledger database ${this.where} is unreachable (since ${new Date(outage.since).toISOString()}: ${outage.cause}); could not ${what}; corral retries every ${this.#options.retryMs} ms`,
+      { where: this.where, outage: true, cause: outage.cause },
+    );
+  }
+
+  /**
+   * A number that changes when another writer changed a state: another host
+   * or the CLI (NOTIFY), a reconnect of the listener, an outage, or a record
+   * of this store written late. While the listener is down it changes on
+   * every read, so callers read the database each time.
+   */
+  changesElsewhere(): number {
+    if (this.#closed) throw new LedgerClosedError("the PostgreSQL ledger store");
+    this.#listener ??= new ChangeListener(connectionConfig(this.#options, `corral-ledger ${this.#id} listen`), this.#sql.channel, this.#id, () => this.#changes++, this.#options.retryMs);
+    return this.#listener.live ? this.#changes : ++this.#changes;
+  }
+
+  async readState(source: string): Promise<SourceState> {
+    const state = await this.#run("read a source's state", (client) => readOneState(client, this.#sql, source));
+    this.#known.set(source, state);
+    return state;
+  }
+
+  async transition(source: string, decide: Decide): Promise<Applied> {
+    const applied = await this.#run("change a source's state", async (client) => {
+      const row = (await client.query<StateRow>(this.#sql.lockState, [source])).rows[0];
+      const state = row === undefined ? initialState(source) : toState(row);
+      const change = decide(state);
+      if (change !== null) await writeTransition(client, this.#sql, change, this.#id);
+      return { state: change?.state ?? state, applied: change };
+    }, true);
+    this.#known.set(source, applied.state);
+    return applied;
+  }
+
+  async recordLoad(load: LoadRecord): Promise<void> {
+    await this.#run("record a load", async (client) => {
+      await client.query(this.#sql.recordLoad, [load.source, load.version, load.at, load.tools]);
+    }, true);
+  }
+
+  listSources(): Promise<StoredSource[]> {
+    return this.#run("list sources", (client) => readAllSources(client, this.#sql));
+  }
+
+  readSource(source: string, limits: Limits): Promise<StoredSourceDetail | null> {
+    return this.#run("read a source", (client) => readOneSource(client, this.#sql, source, limits));
+  }
+
+  #wrap(what: string, error: unknown): LedgerUnavailableError {
+    return describeError(this.where, what, error);
+  }
+
+  /** Writes what waits; if the server is unreachable, tries once more, then reports what is lost. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#flush();
+    clearTimeout(this.#retry);
+    await this.#enqueue(() => this.#drain()).catch(() => undefined);
+    await this.#writes;
+    this.#closed = true;
+    clearTimeout(this.#retry);
+    const lost = this.#outage?.clear() ?? 0;
+    if (lost > 0) this.#report({ type: "records_lost", count: lost, message: `the ledger database ${this.where} stayed unreachable; ${lost} buffered records were never written` });
+    this.#outage = undefined;
+    await this.#listener?.close();
+    await this.#pool.end().catch(() => undefined);
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The CLI on a PostgreSQL ledger (`--ledger postgres://…`): an empty schema
+ * is refused as a missing file is; audit shows what a host on the same
+ * database recorded; quarantine and release reach that host at its next
+ * call; `run` records into it; no message shows the URL's password.
+ */
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { after, describe, it } from "node:test";
+import { outcomeOf } from "../../src/index.js";
+import type { SourceRow } from "../../src/index.js";
+import { SKIP_POSTGRES, TEST_POSTGRES_URL, testSchemas } from "../../src/ledger/testing/postgres.js";
+import { tempDir, toolSource, withHost } from "../helpers/host.js";
+import { runCli, type CliRun } from "./cli-process.js";
+
+const schemas = testSchemas("cli");
+after(() => schemas.dropAll());
+
+describe("the CLI on a PostgreSQL ledger", { timeout: 180_000, skip: SKIP_POSTGRES }, () => {
+  const dir = tempDir("corral-cli-pg-");
+  after(() => dir.remove());
+  const schema = schemas.next();
+  // A password the server (trust auth) ignores, so a test can see that no message shows it.
+  const withPassword = new URL(TEST_POSTGRES_URL ?? "postgres://x@127.0.0.1/test");
+  withPassword.password = "not-to-be-shown";
+  withPassword.searchParams.set("schema", schema);
+  const url = withPassword.toString();
+  const corral = (...args: string[]): Promise<CliRun> => runCli([...args, "--ledger", url], { cwd: dir.path, cacheDir: `${dir.path}/cache` });
+  const noSecret = (run: CliRun) => assert.doesNotMatch(run.stdout + run.stderr, /not-to-be-shown/);
+
+  it("refuses a schema no host has made, with exit 1, as a missing file", async () => {
+    const run = await corral("audit");
+    noSecret(run);
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, new RegExp(`no corral ledger in the schema "${schema}"`));
+  });
+
+  it("audits what a host recorded, and its quarantine and release reach the host at its next call", async () => {
+    await withHost(
+      async (host) => {
+        await host.load({ source: "agent:pg-cli", code: toolSource({ name: "pg_echo", run: "return 'hi';" }) });
+        for (let i = 0; i < 3; i++) assert.equal(outcomeOf(await host.call("pg_echo", {})), "ok");
+
+        const quarantined = await corral("quarantine", "agent:pg-cli", "--reason", "seen misbehaving");
+        noSecret(quarantined);
+        assert.equal(quarantined.code, 0, quarantined.stderr);
+        assert.equal(outcomeOf(await host.call("pg_echo", {})), "quarantined");
+
+        const audit = await corral("audit", "--json");
+        noSecret(audit);
+        assert.equal(audit.code, 0, audit.stderr);
+        const row = (JSON.parse(audit.stdout) as SourceRow[]).find((r) => r.source === "agent:pg-cli");
+        assert.equal(row?.state.state, "quarantined");
+        assert.equal(row?.totals.outcomes.ok, 3);
+
+        const released = await corral("release", "agent:pg-cli");
+        assert.equal(released.code, 0, released.stderr);
+        assert.equal(outcomeOf(await host.call("pg_echo", {})), "ok");
+      },
+      { ledger: { store: url } },
+    );
+    const table = await corral("audit");
+    noSecret(table);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /agent:pg-cli/);
+  });
+
+  it("records the calls `corral run` makes", async () => {
+    const file = `${dir.path}/tool.ts`;
+    writeFileSync(file, toolSource({ name: "pg_run", run: "return 'ran';" }));
+    const run = await corral("run", file, "--input", "{}");
+    noSecret(run);
+    assert.equal(run.code, 0, run.stderr);
+    const audit = await corral("audit", "--json");
+    const rows = JSON.parse(audit.stdout) as SourceRow[];
+    assert.ok(rows.some((r) => r.tools.some((t) => t.tool === "pg_run" && t.totals.calls === 1)), audit.stdout);
+  });
+});
