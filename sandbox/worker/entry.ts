@@ -190,12 +190,15 @@ async function warmUp(): Promise<void> {
   const describeTask = { type: "describe", bundle, limits };
   const callTask = { type: "call", callId: "warm-up", bundle, tool: "warm_up", inputJson: '{"text":"a b c"}', limits };
   const replies: ReplyEntry[] = [];
-  for (let id = 0; id < 20; id++) {
+  warming: for (let id = 0; id < 20; id++) {
     const parsed = HostMessage.parse({ corral: 1, tasks: [{ id, task: id === 0 ? describeTask : callTask }] });
     CancelMessage.safeParse({ corral: 1, cancel: id });
     for (const entry of parsed.tasks) {
       const reply = await handle(entry.task);
-      if (reply.end !== "completed") throw new Error(`corral worker: warm-up failed: ${reply.message ?? reply.end}`);
+      // The warm-up only saves the first call some compiling: on a machine so
+      // busy that it cannot finish under its limits, the worker serves cold
+      // rather than dying at boot (and being forked again, for ever).
+      if (reply.end !== "completed") break warming;
       replies.push({ id: entry.id, reply });
     }
   }
@@ -205,7 +208,12 @@ async function warmUp(): Promise<void> {
 }
 
 await warmUp();
-blank = ToolIsolate.prepare(blankMemoryMb, settings.loadTimeoutMs);
+try {
+  blank = ToolIsolate.prepare(blankMemoryMb, settings.loadTimeoutMs);
+} catch {
+  // As in refillBlank: a blank that cannot be made now (the runtime ran past
+  // loadTimeoutMs on a busy machine) is made on demand by the next load.
+}
 
 /** Resolves once the event loop has polled for I/O: two check phases later, one poll phase has run between them. */
 function messagesRead(): Promise<void> {
