@@ -135,8 +135,8 @@ function soleToolName(manifestsJson: string): string | undefined {
 
 /** Whether `task` is a call of a warm isolate whose last call was quick. */
 function expectedQuick(task: Task): boolean {
-  if (task.type !== "call") return false;
-  const warm = cache.peek(isolateKey(task.bundle.hash, task.limits.memoryMb, task.tool));
+  if (task.type !== "call" || task.fresh === true) return false;
+  const warm = cache.peek(isolateKey(task.bundle.hash, task.limits.memoryMb, task.tool, task.scope));
   return warm !== undefined && warm.lastCallMs <= QUICK_CALL_MS;
 }
 
@@ -154,9 +154,27 @@ function warm(task: WarmTask): WarmReply {
   return reply;
 }
 
+/**
+ * Isolates that have run a call. One that has not (a describe's or a
+ * warm-up's: only the module's top level ran) holds no caller's data, so a
+ * call of any scope, or a fresh call, may take it as its own.
+ */
+const served = new WeakSet<ToolIsolate>();
+
+/** The call's isolate: its scope's warm one, else an unused one under the key without scope. */
+function takeIsolate(task: CallTask): ToolIsolate | undefined {
+  const unscoped = isolateKey(task.bundle.hash, task.limits.memoryMb, task.tool);
+  if (task.fresh !== true) {
+    const own = cache.take(isolateKey(task.bundle.hash, task.limits.memoryMb, task.tool, task.scope));
+    if (own !== undefined || task.scope === undefined || task.scope === "") return own;
+  }
+  const unused = cache.peek(unscoped);
+  return unused !== undefined && !served.has(unused) ? cache.take(unscoped) : undefined;
+}
+
 async function call(task: CallTask): Promise<CallReply> {
-  const key = isolateKey(task.bundle.hash, task.limits.memoryMb, task.tool);
-  let isolate = cache.take(key);
+  const key = isolateKey(task.bundle.hash, task.limits.memoryMb, task.tool, task.scope);
+  let isolate = takeIsolate(task);
   const warm = isolate !== undefined;
   if (isolate === undefined) {
     const created = createIsolate(task);
@@ -165,9 +183,12 @@ async function call(task: CallTask): Promise<CallReply> {
     }
     isolate = created;
   }
+  served.add(isolate);
   const run = await isolate.invoke(task.tool, task.inputJson, task.callId, task.limits);
   isolate.lastCallMs = run.metrics.wallMs;
-  cache.keep(key, isolate);
+  // A fresh call's isolate is never used again: nothing it left can reach another call.
+  if (task.fresh === true) isolate.dispose();
+  else cache.keep(key, isolate);
   return { type: "call", end: run.end, envelopeJson: run.text, message: run.message, metrics: run.metrics, warm };
 }
 

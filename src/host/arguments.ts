@@ -8,6 +8,7 @@
  */
 import { statSync } from "node:fs";
 import { z } from "zod";
+import { Scope } from "../../sandbox/protocol.js";
 import { checkArgument } from "../arguments/check.js";
 import type { HostEventListener } from "../events.js";
 import type { AuthorRequest, CallOptions, LoadRequest } from "./types.js";
@@ -29,6 +30,7 @@ const AuthorRequestSchema = z.strictObject({ agent: Text, code: Text });
 const AbortSignalSchema = z.custom<AbortSignal>((value) => value instanceof AbortSignal, "an AbortSignal");
 export const CallOptionsSchema = z.strictObject({
   signal: AbortSignalSchema.optional(),
+  scope: Scope.optional(),
   timeoutMs: Positive.optional(),
   memoryMb: Positive.optional(),
 });
@@ -62,7 +64,7 @@ export const hostArguments = {
   },
   call(name: unknown, options: unknown): CallOptions {
     checkArgument("host.call(name, input, options)", "name", Text, name, "a tool's name");
-    return checkArgument("host.call(name, input, options)", "options", CallOptionsSchema.optional(), options, "{ signal?, timeoutMs?, memoryMb? }") ?? {};
+    return checkArgument("host.call(name, input, options)", "options", CallOptionsSchema.optional(), options, "{ signal?, scope?, timeoutMs?, memoryMb? }") ?? {};
   },
   declarations(options: unknown): { activated?: Iterable<string> } {
     const parsed = checkArgument("host.declarations(options)", "options", DeclarationsOptions.optional(), options, "{ activated?: an iterable of tool names }") ?? {};

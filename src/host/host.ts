@@ -21,6 +21,7 @@ import { Catalog, declare, ManifestCache, type CatalogEntry } from "../registry/
 import { checkSourceId, isPluginCandidate } from "../registry/source.js";
 import type { ToolResult } from "../result.js";
 import { hostArguments } from "./arguments.js";
+import { isolationFor } from "./isolation.js";
 import { runCall, type CallDeps } from "./call-path.js";
 import { Loader } from "./loader.js";
 import { QuarantineView } from "./quarantine-view.js";
@@ -97,6 +98,7 @@ class CorralHost implements Host {
       effectPolicy: resolveEffectPolicy(options.effects),
       gate: options.beforeToolCall ?? defaultGate,
       limitsFor: (entry, callOptions) => this.#limits(entry, callOptions),
+      isolationFor: (source) => isolationFor(options.isolation, source),
       channels: { maxModelOutputChars: options.maxModelOutputChars, maxModelOutputLines: options.maxModelOutputLines, maxImageBytes: options.maxImageBytes },
       logger: this.#logger,
       logToolData: options.logToolData,

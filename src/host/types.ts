@@ -56,6 +56,13 @@ export type LoadResult =
 
 export type CallOptions = {
   signal?: AbortSignal;
+  /**
+   * Whom the call is for: a tenant, a user, a conversation (at most 256
+   * characters, no control characters). Calls of different scopes never
+   * share an isolate, so nothing a tool leaves behind reaches another
+   * scope's call. @default "" (the default scope)
+   */
+  scope?: string;
   /** Lower this call's time limit (never above the host's maximum). */
   timeoutMs?: number;
   memoryMb?: number;

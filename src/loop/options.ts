@@ -3,7 +3,9 @@
  * runConversation's options: one zod schema, the type derived from it, and
  * the defaults in one constant beside it. Unknown keys are an error.
  */
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { Scope } from "../../sandbox/protocol.js";
 import { CorralError } from "../errors.js";
 import type { StreamEvent } from "./messages.js";
 import type { LoopHost } from "./types.js";
@@ -40,6 +42,13 @@ export const ConversationOptions = z.strictObject({
   toolTimeoutMs: z.number().int().positive().optional(),
   /** Every stream event of every turn, as it comes. A throw from it rejects runConversation. */
   onEvent: z.custom<ConversationEventListener>((value) => typeof value === "function", { message: "expected a function" }).optional(),
+  /**
+   * The isolation scope of every tool call of this conversation (host.call's
+   * `scope`): nothing a tool leaves behind in one conversation reaches
+   * another's calls. Name one to share a scope across conversations (a user's).
+   * @default a new scope per conversation, `conversation:<uuid>`
+   */
+  scope: Scope.optional(),
   /** Aborts the model request in flight and the tool calls running; runConversation then rejects with `signal.reason`. */
   signal: z.instanceof(AbortSignal).optional(),
 });
@@ -52,6 +61,7 @@ export type ResolvedConversationOptions = {
   toolTimeoutMs: number | undefined;
   onEvent: ConversationEventListener | undefined;
   signal: AbortSignal | undefined;
+  scope: string;
 };
 
 export function resolveConversationOptions(options: unknown): ResolvedConversationOptions {
@@ -68,5 +78,6 @@ export function resolveConversationOptions(options: unknown): ResolvedConversati
     toolTimeoutMs: o.toolTimeoutMs,
     onEvent: o.onEvent,
     signal: o.signal,
+    scope: o.scope ?? `conversation:${randomUUID()}`,
   };
 }

@@ -134,6 +134,7 @@ async function askModel(model: Model, request: MessageCreateParams, o: ResolvedC
 async function runTools(uses: ToolUseBlock[], o: ResolvedConversationOptions): Promise<ToolResult[]> {
   const results: ToolResult[] = new Array<ToolResult>(uses.length);
   const callOptions = {
+    scope: o.scope,
     ...(o.signal !== undefined ? { signal: o.signal } : {}),
     ...(o.toolTimeoutMs !== undefined ? { timeoutMs: o.toolTimeoutMs } : {}),
   };

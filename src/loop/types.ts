@@ -15,5 +15,5 @@ export type LoopHost = {
    */
   declarations(options?: { activated?: Iterable<string> }): ToolDeclaration[];
   /** Never throws for a tool's failure: that is a ToolResult with `ok: false`. */
-  call(name: string, input: unknown, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<ToolResult>;
+  call(name: string, input: unknown, options?: { signal?: AbortSignal; timeoutMs?: number; scope?: string }): Promise<ToolResult>;
 };
