@@ -39,6 +39,7 @@ const FULL = {
   recovery: { abortSamples: 5, memorySamples: 2, bystanderEvents: 3, bystanderWindowMs: 1_500, steadyMs: 1_000 },
   memory: { tools: 100 },
   profile: { hostCalls: 5_000, workerCalls: 5_000, guestCalls: 20_000 },
+  telemetry: { calls: 200_000, rounds: 7 },
 };
 const QUICK = {
   warm: { rounds: 2, plain: 2_000, ivmSync: 1_000, ivmAsync: 500, pool: 300, sporadic: 20, gapMs: 10 },
@@ -48,6 +49,7 @@ const QUICK = {
   recovery: { abortSamples: 1, memorySamples: 1, bystanderEvents: 1, bystanderWindowMs: 800, steadyMs: 500 },
   memory: { tools: 10 },
   profile: { hostCalls: 300, workerCalls: 300, guestCalls: 5_000 },
+  telemetry: { calls: 50_000, rounds: 3 },
 };
 
 if (!process.execArgv.includes("--no-node-snapshot") || process.env.BENCH_DIST === undefined) {
@@ -89,6 +91,7 @@ async function main(config) {
   const { profileHost, profileWorker, profileGuestSide } = await import("./bench/profile.mjs");
   const { renderConsole, writeMarkdown } = await import("./bench/report.mjs");
   const { benchLedgerSchema } = await import("./bench/postgres.mjs");
+  const { measureTelemetry } = await import("./bench/telemetry.mjs");
 
   const machine = describeMachine();
   const loadBefore = currentLoad();
@@ -202,6 +205,8 @@ async function main(config) {
     results.recovery = await measureRecovery(tempDir, { ...config.recovery, log });
     log("memory (separate process)");
     results.memory = await measureMemory(tempDir, config.memory);
+    log("telemetry hooks");
+    results.telemetry = await measureTelemetry(config.telemetry);
     log("profiles: host");
     results.profile = { host: await profileHost(tempDir, { calls: config.profile.hostCalls }) };
     log("profiles: worker");

@@ -2,7 +2,7 @@
 // tsc emits dist/ with declarations, then esbuild bundles the guest runtime
 // (with zod and the SDK) into one script for the isolates.
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
@@ -77,4 +77,7 @@ await esbuild.build({
   entryPoints: [join(root, "sandbox/guest/runtime.ts")],
   outfile: join(root, "dist/sandbox/guest/runtime.bundle.js"),
 });
+// The dashboard's page is plain files, shipped as they are (no build step on the user's side).
+cpSync(join(root, "src/dashboard/assets"), join(root, "dist/src/dashboard/assets"), { recursive: true });
+
 console.error(`corral build: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);

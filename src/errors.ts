@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   "ledger_unavailable",
   "invalid_model_response",
   "invalid_argument",
+  "not_a_ledger",
 ] as const;
 export type CorralErrorCode = (typeof ERROR_CODES)[number];
 

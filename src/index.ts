@@ -22,6 +22,12 @@ export { HostOptions, HOST_DEFAULTS } from "./options.js";
 // Events
 export type { HostEvent, HostEventListener } from "./events.js";
 
+// OpenTelemetry: the names of corral's spans, metrics and attributes
+export { SPAN_CALL, SPAN_LOAD, TELEMETRY_ATTRIBUTES, TELEMETRY_METRICS, type TelemetryProviders } from "./telemetry/index.js";
+
+// The audit dashboard (what `corral dashboard` serves)
+export { createDashboard, DashboardOptions, DASHBOARD_DEFAULTS, type Dashboard } from "./dashboard/index.js";
+
 // Gate and effects
 export {
   EffectPolicy,
@@ -48,6 +54,9 @@ export {
   SourceRow,
   SourceReport,
   LedgerEvent,
+  NotALedgerError,
+  SqliteDashboardReader,
+  type DashboardReader,
   type LedgerStore,
   type StoreStatus,
   type StateChange,

@@ -6,6 +6,7 @@
 import { availableParallelism } from "node:os";
 import { z } from "zod";
 import type { Logger } from "pino";
+import type { MeterProvider, TracerProvider } from "@opentelemetry/api";
 import { CorralError } from "./errors.js";
 import { EffectPolicy } from "./gate/effect-policy.js";
 import type { BeforeToolCall } from "./gate/gate.js";
@@ -131,6 +132,13 @@ export const HostOptions = z.strictObject({
   createTool: z.strictObject({ agent: z.string().min(1).max(200), exposure: z.enum(EXPOSURES).optional() }).optional(),
   /** A pino logger for the audit log; quiet by default. */
   logger: z.custom<Logger>((value) => typeof value === "object" && value !== null && "info" in value).optional(),
+  /** OpenTelemetry providers for spans and metrics; default: the API's global ones (no-ops until an SDK registers). */
+  telemetry: z
+    .strictObject({
+      tracerProvider: z.custom<TracerProvider>((value) => typeof (value as TracerProvider | null)?.getTracer === "function", "tracerProvider must have getTracer()").optional(),
+      meterProvider: z.custom<MeterProvider>((value) => typeof (value as MeterProvider | null)?.getMeter === "function", "meterProvider must have getMeter()").optional(),
+    })
+    .optional(),
 });
 export type HostOptions = z.input<typeof HostOptions>;
 
@@ -143,6 +151,7 @@ export type ResolvedHostOptions = {
   onEvent?: HostEventListener;
   ledger?: Omit<LedgerOptions, "onEvent" | "onStoreStatus">;
   createTool?: { agent: string; exposure?: (typeof EXPOSURES)[number] };
+  telemetry?: { tracerProvider?: TracerProvider; meterProvider?: MeterProvider };
 };
 
 export function resolveHostOptions(options: unknown): ResolvedHostOptions {

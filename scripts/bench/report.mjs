@@ -199,6 +199,16 @@ export function profileTables(name, s, limit = 12) {
 /** Others took more than a tenth of the machine (or, unknown, the load was high at the start). */
 const busy = (r) => (r.othersCpuShare === undefined ? r.loadBefore[0] > r.machine.cores * 0.75 : r.othersCpuShare > 0.1);
 
+/** The OpenTelemetry hooks' cost per call beside corral's warm call. */
+function telemetryRows(r) {
+  const t = r.telemetry;
+  const share = (ns) => (r.warm?.corral?.p50 > 0 ? `${((ns / 1e6 / r.warm.corral.p50) * 100).toFixed(2)}% of corral's warm p50` : "—");
+  return [
+    ["no SDK registered (the API's no-ops)", `${Math.round(t.noSdkNs)} ns`, share(t.noSdkNs)],
+    ["SDK 2.x with in-memory span and metric exporters", `${(t.withSdkNs / 1000).toFixed(1)} µs`, share(t.withSdkNs)],
+  ];
+}
+
 export function renderConsole(r) {
   const out = [];
   const m = r.machine;
@@ -212,6 +222,7 @@ export function renderConsole(r) {
   out.push("", "Recovery: next call after a worker dies", textTable(["case", "p50", "max", "abort() blocked", "replaced", "n"], recoveryRows(r)));
   out.push("", "Bystander calls during the event", textTable(["while", "p50", "p99", "max", "n", "failed"], bystanderRows(r)));
   out.push("", "Memory", textTable(["what", "RSS"], memoryRows(r)));
+  if (r.telemetry !== undefined) out.push("", "OpenTelemetry hooks per call", textTable(["case", "cost", "share"], telemetryRows(r)));
   out.push("", "Targets", textTable(["target", "figure", "met"], targets(r).map((t) => [t.name, t.figure, t.met ? "yes" : "NO"])));
   const hp = r.profile.host;
   const wp = r.profile.worker;
@@ -317,6 +328,14 @@ ${mdTable(["while", "p50", "p99", "max", "calls", "failed"], bystanderRows(r))}`
 VmRSS from /proc, in a process of its own with no other contender; tools are one-tool agent-style sources. The per-tool figures come from a host with one serving worker (\`workers: 1\`, \`maxWarmIsolates\` above the tool count). Its worker loads every tool (one describe isolate each, disposed); then that worker is killed (a running call aborted), the spare takes over with nothing loaded, and every tool is called twice there: the fresh worker's RSS with every tool warm, minus its idle RSS, over the number of tools, is what a warm tool costs. (On the worker that loaded them, the figure depends on what loading leaves behind: a describe isolate kept warm for the first call, or the memory of a disposed one that malloc keeps and later isolates reuse; so it is measured apart.)
 
 ${mdTable(["what", "RSS"], memoryRows(r))}`);
+
+  if (r.telemetry !== undefined) {
+    sections.push(`## OpenTelemetry hooks
+
+What a host's telemetry costs each call on the host (scripts/bench/telemetry.mjs): starting the call's \`corral.call\` span, noting the gate's wait, ending it with the outcome's attributes and counting the call and its duration, ${int(r.telemetry.calls)} times per round, the median of ${r.telemetry.rounds} rounds, less the bare loop. With no SDK registered the API hands out no-ops and no attribute is computed.
+
+${mdTable(["case", "cost per call", "share"], telemetryRows(r))}`);
+  }
 
   const hp = r.profile.host;
   const wp = r.profile.worker;

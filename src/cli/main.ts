@@ -18,6 +18,7 @@ import { CorralError } from "../index.js";
 import { LEDGER_DEFAULTS } from "../ledger/index.js";
 import {
   auditCommand,
+  dashboardCommand,
   checkCommand,
   demoCommand,
   listCommand,
@@ -191,6 +192,20 @@ Timeouts, memory and crashes are strikes; enough of them quarantine the source.`
     );
 
   program
+    .command("dashboard")
+    .description("serve a web page of the ledger on 127.0.0.1: sources by trouble, strike timelines, quarantine and release")
+    .option("--port <n>", "the port (default: any free one, printed)", parsePort)
+    .option("--token <token>", "the token the page and API require (default: $CORRAL_DASHBOARD_TOKEN, else a random one, printed)")
+    .addHelpText(
+      "after",
+      `
+Reads and writes the ledger file (--ledger, default ${DEFAULT_LEDGER_FILE}) that hosts record in;
+exits 1 if it does not exist or is not a ledger. Quarantines made on the page are recorded
+under dashboard:<your user name>, and hosts sharing the file obey them from their next call.`,
+    )
+    .action(async (options: { port?: number; token?: string }, command: Command) => perform(command, (context) => dashboardCommand(options, context)));
+
+  program
     .command("release")
     .description("release a quarantined source; its strikes so far are forgiven")
     .argument("<source>", "plugin:<path>, agent:<id> or host:<name>")
@@ -229,6 +244,12 @@ function parseJsonInput(text: string): unknown {
   } catch (error) {
     throw new InvalidArgumentError(`it is not valid JSON (${(error as Error).message}).`);
   }
+}
+
+function parsePort(text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || value > 65_535) throw new InvalidArgumentError("expected a port, 0 to 65535.");
+  return value;
 }
 
 function parseCount(text: string): number {

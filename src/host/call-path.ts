@@ -22,6 +22,7 @@ import { askGate, decideEffects, type BeforeToolCall, type EffectDecision, type 
 import { isStrike, type Ledger } from "../ledger/index.js";
 import type { Admission, SandboxPool } from "../pool/index.js";
 import type { Catalog, CatalogEntry } from "../registry/index.js";
+import type { CallSpan, Telemetry } from "../telemetry/index.js";
 import { checkSourceId } from "../registry/source.js";
 import type { ErrorKind, OutcomeKind, ToolResult } from "../result.js";
 import { capForModel, failure, fromEnvelope, type CallInfo, type ChannelLimits } from "./channels.js";
@@ -44,6 +45,7 @@ export type CallDeps = {
   logger: Logger;
   logToolData: boolean;
   commitBeforeResult: "strikes" | "all";
+  telemetry: Telemetry;
 };
 
 export async function runCall(deps: CallDeps, name: string, input: unknown, options: CallOptions): Promise<ToolResult> {
@@ -51,16 +53,18 @@ export async function runCall(deps: CallDeps, name: string, input: unknown, opti
   const started = performance.now();
   const tool = String(name).slice(0, 64);
   const entry = typeof name === "string" ? deps.catalog.get(name) : undefined;
+  const span = deps.telemetry.startCall(tool, callId, options.traceContext);
   deps.events.emit({ type: "tool_execution_start", callId, tool, ...(entry ? { source: entry.source } : {}), at: Date.now() });
   const result = entry === undefined
     ? failure({ tool, callId }, "unknown_tool", `there is no tool named "${tool}"; the tools are listed by host.tools()`)
-    : await runEntry(deps, entry, input, options, { tool, callId, source: entry.source, version: entry.version });
+    : await runEntry(deps, entry, input, options, { tool, callId, source: entry.source, version: entry.version }, span);
   if (result.metrics.wallMs === 0) result.metrics = { ...result.metrics, wallMs: performance.now() - started };
   await finish(deps, result, entry, input);
+  span.end(result);
   return result;
 }
 
-async function runEntry(deps: CallDeps, entry: CatalogEntry, input: unknown, options: CallOptions, info: CallInfo): Promise<ToolResult> {
+async function runEntry(deps: CallDeps, entry: CatalogEntry, input: unknown, options: CallOptions, info: CallInfo, span: CallSpan): Promise<ToolResult> {
   let inputJson: string;
   try {
     inputJson = JSON.stringify(input === undefined ? {} : input) ?? "null";
@@ -80,7 +84,9 @@ async function runEntry(deps: CallDeps, entry: CatalogEntry, input: unknown, opt
   if (decision === "deny") {
     return failure(info, "blocked", `"${entry.manifest.name}" declares effects the host's policy denies for ${entry.source}; it cannot run here`);
   }
+  const gateStarted = performance.now();
   const verdict = await askGate(deps.gate, gateCall(info, entry, inputJson, decision), { signal: options.signal });
+  span.gateWaitMs = performance.now() - gateStarted;
   if (verdict.action === "block") return failure(info, "blocked", `the call was blocked: ${verdict.reason}`);
   if (options.signal?.aborted) return failure(info, "cancelled", "the call was cancelled before it started");
 

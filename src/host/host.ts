@@ -22,6 +22,7 @@ import { checkSourceId, isPluginCandidate } from "../registry/source.js";
 import type { ToolResult } from "../result.js";
 import { hostArguments } from "./arguments.js";
 import { isolationFor } from "./isolation.js";
+import { Telemetry, type LoadSummary } from "../telemetry/index.js";
 import { runCall, type CallDeps } from "./call-path.js";
 import { Loader } from "./loader.js";
 import { QuarantineView } from "./quarantine-view.js";
@@ -44,6 +45,7 @@ class CorralHost implements Host {
   readonly #quarantine: QuarantineView;
   readonly #loader: Loader;
   readonly #callDeps: CallDeps;
+  readonly #telemetry: Telemetry;
   #closed = false;
 
   constructor(options: ResolvedHostOptions) {
@@ -63,6 +65,7 @@ class CorralHost implements Host {
       onStoreStatus: (status) => this.#storeStatus(status),
     });
     this.#quarantine = new QuarantineView(this.#ledger);
+    this.#telemetry = new Telemetry(options.telemetry ?? {}, () => this.#quarantine.quarantinedCount());
     this.#pool = new SandboxPool({
       workers: options.workers,
       spareWorkers: options.spareWorkers,
@@ -78,6 +81,7 @@ class CorralHost implements Host {
         watchdogGraceMs: options.watchdogGraceMs,
       },
       logger: this.#logger,
+      onWorkerRestart: () => this.#telemetry.workerRestarted(),
     });
     this.#admission = new Admission({ maxInFlight: options.maxInFlight, maxInFlightPerTool: options.maxInFlightPerTool, maxQueue: options.maxQueue });
     const loadLimits: CallLimits = { timeoutMs: options.loadTimeoutMs, memoryMb: options.loadMemoryMb, maxOutputBytes: options.maxOutputBytes, maxDepth: options.maxDepth };
@@ -103,6 +107,7 @@ class CorralHost implements Host {
       logger: this.#logger,
       logToolData: options.logToolData,
       commitBeforeResult: options.commitBeforeResult,
+      telemetry: this.#telemetry,
     };
     this.#registerBuiltins();
   }
@@ -135,7 +140,8 @@ class CorralHost implements Host {
 
   async load(request: LoadRequest | string): Promise<LoadResult> {
     this.#assertAlive();
-    return await this.#finishLoad(await this.#loader.load(hostArguments.load(request)));
+    const checked = hostArguments.load(request);
+    return this.#telemetry.traceLoad(async () => this.#finishLoad(await this.#loader.load(checked)), summarizeLoad);
   }
 
   async author(given: AuthorRequest): Promise<LoadResult> {
@@ -150,7 +156,7 @@ class CorralHost implements Host {
       return { ok: false, source, error: { kind: "quarantined", message: `${source} is quarantined (${state.reason}); it cannot register tools until an operator releases it` } };
     }
     const limits = { maxTools: this.#options.maxToolsPerAgent, maxSourceBytes: this.#options.maxAgentSourceBytes };
-    return await this.#finishLoad(await this.#loader.load({ source, code: request.code }, limits));
+    return this.#telemetry.traceLoad(async () => this.#finishLoad(await this.#loader.load({ source, code: request.code }, limits)), summarizeLoad);
   }
 
   async #finishLoad(result: LoadResult): Promise<LoadResult> {
@@ -307,4 +313,11 @@ class CorralHost implements Host {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+/** What a `corral.load` span records of a load's result. */
+function summarizeLoad(result: LoadResult): LoadSummary {
+  return result.ok
+    ? { ok: true, source: result.source, version: result.version, tools: result.tools.length, cached: result.cached, manifestsFrom: result.manifestsFrom }
+    : { ok: false, source: result.source, kind: result.error.kind, message: result.error.message };
 }

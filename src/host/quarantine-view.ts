@@ -87,6 +87,13 @@ export class QuarantineView {
     return state !== undefined && state.state === "quarantined" && (state.until === null || state.until > this.#now());
   }
 
+  /** Sources quarantined now, as this view knows them (for the telemetry gauge). */
+  quarantinedCount(): number {
+    let count = 0;
+    for (const source of this.#states.keys()) if (this.isQuarantined(source)) count++;
+    return count;
+  }
+
   async refresh(): Promise<void> {
     if (!this.#ledger.alive) return;
     const rows = await this.#ledger.summary();

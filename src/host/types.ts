@@ -6,6 +6,7 @@
 import type { Manifest, ManifestOrigin } from "../registry/index.js";
 import type { Diagnostic, ErrorKind, ToolResult } from "../result.js";
 import type { HostEventListener } from "../events.js";
+import type { Context } from "@opentelemetry/api";
 import type { SourceReport, SourceRow, SourceState, StateChange } from "../ledger/index.js";
 
 export type LoadRequest =
@@ -66,6 +67,12 @@ export type CallOptions = {
   /** Lower this call's time limit (never above the host's maximum). */
   timeoutMs?: number;
   memoryMb?: number;
+  /**
+   * The OpenTelemetry context the call's `corral.call` span is a child of (a
+   * Code Mode script's call passes its script's span here); default: the
+   * active context.
+   */
+  traceContext?: Context;
 };
 
 export type Host = {

@@ -33,3 +33,11 @@ export class LedgerUnavailableError extends CorralError {
     super("ledger_unavailable", message, data);
   }
 }
+
+/** A file given as a ledger that is none: missing, not SQLite, or SQLite without the ledger's tables. Nothing was written to it. */
+export class NotALedgerError extends CorralError {
+  override name = "NotALedgerError";
+  constructor(path: string, why: string) {
+    super("not_a_ledger", `${path} is not a corral ledger (${why}); point --ledger at the file a host records its calls in`, { path, why });
+  }
+}

@@ -7,7 +7,21 @@
 // The ledger
 export { Ledger, QuarantineRequest, ReleaseRequest, type RecordResult, type StateChange } from "./ledger.js";
 export { LEDGER_DEFAULTS, LedgerOptions } from "./options.js";
-export { InvalidCallRecordError, LedgerClosedError, LedgerUnavailableError } from "./errors.js";
+export { InvalidCallRecordError, LedgerClosedError, LedgerUnavailableError, NotALedgerError } from "./errors.js";
+
+// What the dashboard reads: aggregates and pages computed by the store
+export {
+  DashboardEvent,
+  DashboardSourceDetail,
+  DashboardSourceRow,
+  DashboardToolRow,
+  DashboardTotals,
+  type DashboardReader,
+  type Page,
+  type PageRequest,
+  type TimelineRequest,
+} from "./dashboard-reader.js";
+export { SqliteDashboardReader, checkLedgerFile } from "./sqlite-dashboard.js";
 
 // Policy
 export { DEFAULT_POLICY, QuarantinePolicy, UNTIL_RELEASED_POLICY, decideQuarantine, type QuarantineDecision } from "./policy.js";

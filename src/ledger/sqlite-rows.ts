@@ -44,6 +44,9 @@ const SQL = {
   insertStrike: "INSERT INTO strikes (source, tool, version, call_id, outcome, message, at) VALUES (@source, @tool, @version, @callId, @outcome, @message, @at)",
   pruneStrikes: `DELETE FROM strikes WHERE source = @source
     AND id NOT IN (SELECT id FROM strikes WHERE source = @source ORDER BY id DESC LIMIT @keep)`,
+  countStrikeMinute: `INSERT INTO strike_minutes (source, minute, n) VALUES (@source, @at - @at % 60000, 1)
+    ON CONFLICT (source, minute) DO UPDATE SET n = n + 1`,
+  pruneStrikeMinutes: "DELETE FROM strike_minutes WHERE source = @source AND minute < @before",
   strikeTimes: "SELECT at FROM strikes WHERE source = @source ORDER BY id DESC LIMIT @limit",
   recentStrikes: `${STRIKES} WHERE source = @source ORDER BY id DESC LIMIT @limit`,
   writeState: `INSERT INTO sources (source, state, since, until, reason, actor) VALUES (@source, @state, @since, @until, @reason, @actor)

@@ -13,7 +13,10 @@
 import type Database from "better-sqlite3";
 import { LedgerUnavailableError } from "./errors.js";
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
+
+/** How long the strike timeline keeps its minutes: the dashboard's longest window (a week) and a day more. */
+export const STRIKE_MINUTES_KEPT_MS = 8 * 24 * 3_600_000;
 
 const SCHEMA_V1 = `
 CREATE TABLE sources (
@@ -78,6 +81,25 @@ CREATE TABLE events (
 CREATE INDEX events_by_source ON events (source, id);
 `;
 
+/**
+ * Version 2: strikes counted per source and minute, for the dashboard's
+ * timeline (the strikes table keeps only each source's latest few). Written
+ * with each strike, in its transaction; minutes older than
+ * STRIKE_MINUTES_KEPT_MS are dropped as the source's next strike comes.
+ * Filled at migration from the strikes still kept.
+ */
+const SCHEMA_V2 = `
+CREATE TABLE strike_minutes (
+  source TEXT NOT NULL,
+  minute INTEGER NOT NULL,          -- ms epoch, a multiple of 60,000
+  n      INTEGER NOT NULL,
+  PRIMARY KEY (source, minute)
+) WITHOUT ROWID;
+-- Covering: the timeline of all sources sums n over a range of minutes without visiting the table.
+CREATE INDEX strike_minutes_by_minute ON strike_minutes (minute, n);
+INSERT INTO strike_minutes (source, minute, n) SELECT source, at - at % 60000, count(*) FROM strikes GROUP BY 1, 2;
+`;
+
 /** Brings the file's schema to SCHEMA_VERSION; `path` only names the file in errors. */
 export function migrate(db: Database.Database, path: string): void {
   db.transaction(() => {
@@ -88,9 +110,8 @@ export function migrate(db: Database.Database, path: string): void {
         { path, version },
       );
     }
-    if (version < 1) {
-      db.exec(SCHEMA_V1);
-      db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    }
+    if (version < 1) db.exec(SCHEMA_V1);
+    if (version < 2) db.exec(SCHEMA_V2);
+    if (version < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

@@ -43,7 +43,7 @@ import { CorralError } from "../errors.js";
 import { LedgerClosedError, LedgerUnavailableError } from "./errors.js";
 import { prepareStatements, toState, toStrike, toolsBySource, type EventRow, type Statements, type StateRow, type StrikeRow, type ToolDbRow } from "./sqlite-rows.js";
 import { runEnd, sumRun } from "./record-runs.js";
-import { migrate } from "./sqlite-schema.js";
+import { migrate, STRIKE_MINUTES_KEPT_MS } from "./sqlite-schema.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
 import type { Applied, Decide, LedgerStore, RecordOptions, StoredSource, StoredSourceDetail } from "./store.js";
 import { initialState, type Transition } from "./transitions.js";
@@ -236,6 +236,8 @@ export class SqliteLedgerStore implements LedgerStore {
     if (strike) {
       sql.insertStrike.run({ source: call.source, tool: call.tool, version: call.version, callId: call.callId, outcome: call.outcome, message: call.message ?? "", at: call.at });
       sql.pruneStrikes.run({ source: call.source, keep: (run[0] as Pending).options.keepStrikes });
+      sql.countStrikeMinute.run({ source: call.source, at: call.at });
+      sql.pruneStrikeMinutes.run({ source: call.source, before: call.at - STRIKE_MINUTES_KEPT_MS });
       strikeTimes = (sql.strikeTimes.all({ source: call.source, limit: (run[0] as Pending).options.keepStrikes }) as { at: number }[]).map((kept) => kept.at);
     }
     let state = row === undefined ? initialState(call.source) : toState(row);

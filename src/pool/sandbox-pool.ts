@@ -49,6 +49,8 @@ export type SandboxPoolOptions = {
   workerMemorySlackMb: number;
   worker: { maxWarmIsolates: number; maxWarmHeapMb: number; loadTimeoutMs: number; defaultMemoryMb: number; watchdogGraceMs: number };
   logger: Logger;
+  /** Told each time a worker that ended is replaced (telemetry counts restarts). */
+  onWorkerRestart?: () => void;
 };
 
 type Queued = PendingTask & {
@@ -132,6 +134,7 @@ export class SandboxPool {
       return;
     }
     this.#options.logger.warn({ event: "worker_end" }, "a sandbox worker ended; starting its replacement");
+    this.#options.onWorkerRestart?.();
     this.#startSession();
     this.#pump();
   }

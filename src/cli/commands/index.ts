@@ -10,3 +10,4 @@ export { listCommand, type ListOptions } from "./list.js";
 export { demoCommand } from "./demo.js";
 export { auditCommand, type AuditOptions } from "./audit.js";
 export { parseUntil, quarantineCommand, releaseCommand, type QuarantineOptions, type ReleaseOptions } from "./quarantine.js";
+export { dashboardCommand, DASHBOARD_TOKEN_ENV, type DashboardCliOptions } from "./dashboard.js";

@@ -62,13 +62,13 @@ function report(change: StateChange, before: string[], json: boolean, context: C
   else writeLines(context.io.stdout, [...before, stateLine(change.state)]);
 }
 
-/** `cli:<login>`: the ledger's events name who acted. */
-export function defaultActor(): string {
+/** `cli:<login>` (or `<via>:<login>`): the ledger's events name who acted, and through what. */
+export function defaultActor(via = "cli"): string {
   try {
-    return `cli:${userInfo().username}`;
+    return `${via}:${userInfo().username}`;
   } catch {
     // userInfo() throws when the uid has no passwd entry (some containers).
-    return `cli:${process.env.USER ?? process.env.USERNAME ?? "unknown"}`;
+    return `${via}:${process.env.USER ?? process.env.USERNAME ?? "unknown"}`;
   }
 }
 

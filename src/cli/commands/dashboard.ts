@@ -1,0 +1,66 @@
+/**
+ * @module src/cli/commands/dashboard
+ * `corral dashboard [--port N] [--token T]`: serves the audit dashboard of
+ * the ledger file (--ledger) on 127.0.0.1 until interrupted. The token is
+ * --token, else CORRAL_DASHBOARD_TOKEN, else a random one; the address
+ * printed carries it in its fragment, which the browser never sends on.
+ * Quarantines and releases made on the page are the ledger's events under
+ * `dashboard:<login>`.
+ */
+import { createDashboard } from "../../dashboard/index.js";
+import { CorralError } from "../../errors.js";
+import { CliFailure, EXIT, UsageError, writeLines, type CliContext, type ExitCode } from "../context.js";
+import { defaultActor } from "./quarantine.js";
+
+export const DASHBOARD_TOKEN_ENV = "CORRAL_DASHBOARD_TOKEN";
+
+export type DashboardCliOptions = {
+  /** @default 0 (any free port) */
+  port?: number;
+  token?: string;
+  /** Resolves when the dashboard should stop; default: SIGINT or SIGTERM. */
+  stop?: Promise<unknown>;
+};
+
+export async function dashboardCommand(options: DashboardCliOptions, context: CliContext): Promise<ExitCode> {
+  const fromEnv = process.env[DASHBOARD_TOKEN_ENV];
+  const token = options.token ?? (fromEnv === undefined || fromEnv === "" ? undefined : fromEnv);
+  let dashboard;
+  try {
+    dashboard = await createDashboard({
+      ledger: context.ledgerFile,
+      port: options.port ?? 0,
+      actor: defaultActor("dashboard"),
+      ...(token === undefined ? {} : { token }),
+    });
+  } catch (error) {
+    if (error instanceof CorralError && error.code === "invalid_options") throw new UsageError(error.message);
+    if (error instanceof CorralError) throw new CliFailure(error.message);
+    if ((error as { code?: string }).code === "EADDRINUSE") throw new CliFailure(`port ${options.port} is in use; pick another with --port, or 0 for any free one`);
+    throw error;
+  }
+  try {
+    const told = options.token !== undefined ? "--token" : token !== undefined ? DASHBOARD_TOKEN_ENV : null;
+    writeLines(context.io.stdout, [
+      `corral dashboard of ${context.ledgerFile}`,
+      told === null ? `open ${dashboard.openUrl}` : `open ${dashboard.url} with the token from ${told} (${dashboard.url}#token=<token>)`,
+      "(Ctrl-C to stop)",
+    ]);
+    await (options.stop ?? untilSignal());
+    return EXIT.ok;
+  } finally {
+    await dashboard.close();
+  }
+}
+
+function untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      process.off("SIGINT", done);
+      process.off("SIGTERM", done);
+      resolve();
+    };
+    process.once("SIGINT", done);
+    process.once("SIGTERM", done);
+  });
+}
