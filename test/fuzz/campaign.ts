@@ -151,7 +151,12 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSta
 }
 
 async function loadBenign(host: Host): Promise<void> {
-  const benign = await host.load({ source: "host:fuzz-benign", code: BENIGN });
+  // A starved machine can stretch even this load past loadTimeoutMs: the load
+  // is the harness's, not a program's, so it is tried again.
+  let benign = await host.load({ source: "host:fuzz-benign", code: BENIGN });
+  for (let attempt = 1; !benign.ok && benign.error.kind === "timeout" && attempt < 5; attempt++) {
+    benign = await host.load({ source: "host:fuzz-benign", code: BENIGN });
+  }
   if (!benign.ok) throw new Error(`the benign tool did not load: ${JSON.stringify(benign)}`);
   await Promise.all([host.call("fuzz_benign", { a: 1, b: 2 }), host.call("fuzz_benign", { a: 1, b: 2 })]);
 }
@@ -162,7 +167,11 @@ type Check = (on: Host, program: Program, record: boolean) => Promise<string | n
 async function isolateFailure(open: () => Host, program: Program, seed: number, reason: string, after: number[], shrinkIt: boolean, check: Check): Promise<Failure> {
   const fresh = open();
   try {
-    await loadBenign(fresh);
+    try {
+      await loadBenign(fresh);
+    } catch (error) {
+      return { seed, reason, program, shrunk: null, alone: `not replayed alone: ${error instanceof Error ? error.message : String(error)}`, after, source: programSource(program) };
+    }
     const alone = await check(fresh, program, false);
     if (alone === null) return { seed, reason, program, shrunk: null, alone: "passed alone in a fresh host", after, source: programSource(program) };
     const shrunk = shrinkIt ? await shrink(program, seed, (p) => check(fresh, p, false)) : program;
