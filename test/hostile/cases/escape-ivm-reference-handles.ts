@@ -21,7 +21,7 @@ export default defineTool({
   description: "hostile case: looks for isolated-vm handles in reach",
   input: z.object({ probe: z.string().default("x") }),
   effects: [],
-  limits: { timeoutMs: 3000, memoryMb: 64 },
+  limits: { timeoutMs: 5000, memoryMb: 64 },
   run(input, ctx) {
     const findings = new Findings();
     const handles: string[] = [];

@@ -18,7 +18,7 @@ export default defineTool({
   description: "hostile case: AsyncFunction / GeneratorFunction constructors",
   input: z.object({}),
   effects: [],
-  limits: { timeoutMs: 2000, memoryMb: 64 },
+  limits: { timeoutMs: 5000, memoryMb: 64 },
   async run() {
     const findings = new Findings();
     const kinds: Array<[string, unknown]> = [

@@ -15,7 +15,7 @@ export default defineTool({
   description: "hostile case: AggregateError and SuppressedError sub-errors",
   input: z.object({}),
   effects: [],
-  limits: { timeoutMs: 2000, memoryMb: 64 },
+  limits: { timeoutMs: 5000, memoryMb: 64 },
   async run() {
     const findings = new Findings();
     const engineError = (): Promise<never> => new Promise((_resolve, reject) => {

@@ -16,7 +16,7 @@ export default defineTool({
   description: "hostile case: Array Symbol.species self-return",
   input: z.object({}),
   effects: [],
-  limits: { timeoutMs: 2000, memoryMb: 64 },
+  limits: { timeoutMs: 5000, memoryMb: 64 },
   run() {
     const findings = new Findings();
     const hostile = [1, 2, 3] as number[] & { constructor: unknown };

@@ -19,7 +19,7 @@ export default defineTool({
   description: "hostile case: host paths through CallSites",
   input: z.object({}),
   effects: [],
-  limits: { timeoutMs: 2000, memoryMb: 64 },
+  limits: { timeoutMs: 5000, memoryMb: 64 },
   async run() {
     const seen: string[] = [];
     const E = Error as unknown as { prepareStackTrace?: unknown; stackTraceLimit: number };

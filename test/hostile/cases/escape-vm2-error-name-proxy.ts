@@ -16,7 +16,7 @@ export default defineTool({
   description: "hostile case: error.name with a Proxy toString",
   input: z.object({}),
   effects: [],
-  limits: { timeoutMs: 2000, memoryMb: 64 },
+  limits: { timeoutMs: 5000, memoryMb: 64 },
   run() {
     const findings = new Findings();
     const err = new Error("probe");

@@ -18,7 +18,7 @@ export default defineTool({
   description: "hostile case: nodejs.util.inspect.custom and showProxy",
   input: z.object({}),
   effects: [],
-  limits: { timeoutMs: 2000, memoryMb: 64 },
+  limits: { timeoutMs: 5000, memoryMb: 64 },
   async run() {
     const findings = new Findings();
     const custom = {

@@ -19,7 +19,7 @@ export default defineTool({
   description: "hostile case: __lookupGetter__('__proto__') on runtime values",
   input: z.object({}),
   effects: [],
-  limits: { timeoutMs: 2000, memoryMb: 64 },
+  limits: { timeoutMs: 5000, memoryMb: 64 },
   run(input, ctx) {
     const findings = new Findings();
     const targets: Array<[string, unknown]> = [...lentFunctions(), ["defineTool", defineTool], ["z", z], ["z.object", z.object], ["ctx", ctx], ["input", input], ["console", (globalThis as Any).console]];

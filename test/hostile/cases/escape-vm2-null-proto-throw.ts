@@ -16,7 +16,7 @@ export default defineTool({
   description: "hostile case: null-prototype throws through runtime callbacks",
   input: z.object({}),
   effects: [],
-  limits: { timeoutMs: 2000, memoryMb: 64 },
+  limits: { timeoutMs: 5000, memoryMb: 64 },
   async run() {
     const findings = new Findings();
     const bare = (): object => Object.assign(Object.create(null) as object, { marker: 1 });

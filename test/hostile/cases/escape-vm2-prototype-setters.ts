@@ -20,7 +20,7 @@ export default defineTool({
   description: "hostile case: accessors on Object.prototype for runtime keys",
   input: z.object({}),
   effects: [],
-  limits: { timeoutMs: 2000, memoryMb: 64 },
+  limits: { timeoutMs: 5000, memoryMb: 64 },
   run() {
     const findings = new Findings();
     for (const key of KEYS) {

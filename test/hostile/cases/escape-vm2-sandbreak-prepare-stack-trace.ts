@@ -18,7 +18,7 @@ export default defineTool({
   description: "hostile case: a fake global Error with prepareStackTrace",
   input: z.object({}),
   effects: [],
-  limits: { timeoutMs: 2000, memoryMb: 64 },
+  limits: { timeoutMs: 5000, memoryMb: 64 },
   run() {
     const findings = new Findings();
     const g = globalThis as Record<string, unknown>;

@@ -16,7 +16,7 @@ export default defineTool({
   description: "hostile case: host errors raised at the stack's edge",
   input: z.object({}),
   effects: [],
-  limits: { timeoutMs: 3000, memoryMb: 64 },
+  limits: { timeoutMs: 5000, memoryMb: 64 },
   run() {
     const findings = new Findings();
     for (const [name, fn] of lentFunctions()) {

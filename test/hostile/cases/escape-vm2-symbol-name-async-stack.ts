@@ -23,7 +23,7 @@ export default defineTool({
   description: "hostile case: error.name = Symbol() read in an async function",
   input: z.object({}),
   effects: [],
-  limits: { timeoutMs: 2000, memoryMb: 64 },
+  limits: { timeoutMs: 5000, memoryMb: 64 },
   async run() {
     const findings = new Findings();
     const reasons: unknown[] = [];

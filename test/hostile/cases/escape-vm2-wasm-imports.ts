@@ -21,7 +21,7 @@ export default defineTool({
   description: "hostile case: runtime functions imported into Wasm",
   input: z.object({}),
   effects: [],
-  limits: { timeoutMs: 2000, memoryMb: 64 },
+  limits: { timeoutMs: 5000, memoryMb: 64 },
   run() {
     const findings = new Findings();
     const module = new WebAssembly.Module(BYTES);
