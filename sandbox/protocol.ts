@@ -96,13 +96,32 @@ export const Metrics = z.strictObject({
 });
 export type Metrics = z.infer<typeof Metrics>;
 
-/**
- * How the worker saw the run end. `completed` means the guest answered with
- * an envelope (which may itself be a tool error); the rest are classified by
- * the worker from what it knows: its own clock and the isolate's disposal.
- */
-export const RunEnd = z.enum(["completed", "timeout", "memory", "crash", "output_too_large", "load_error"]);
-export type RunEnd = z.infer<typeof RunEnd>;
+// ---------------------------------------------------------------------------
+// The one outcome vocabulary. Every answer corral gives (a call's ToolResult,
+// a worker's reply, a load's failure) names its kind from this list, and one
+// module, sandbox/shared/classify.ts, decides the kind from evidence.
+
+export const OUTCOME_KINDS = [
+  "ok",
+  "tool_error",
+  "invalid_input",
+  "compile_error",
+  "timeout",
+  "memory",
+  "crash",
+  "blocked",
+  "quarantined",
+  "unknown_tool",
+  "not_implemented",
+  "output_too_large",
+  "cancelled",
+  "busy",
+] as const;
+export const OutcomeKind = z.enum(OUTCOME_KINDS);
+export type OutcomeKind = z.infer<typeof OutcomeKind>;
+
+/** Outcomes that count as strikes against the tool's source. */
+export const STRIKE_KINDS: ReadonlySet<OutcomeKind> = new Set(["timeout", "memory", "crash"]);
 
 /**
  * The isolate keys the worker's cache dropped (evicted, or found dead) since
@@ -112,8 +131,9 @@ const Evicted = z.array(z.string()).optional();
 
 export const DescribeReply = z.strictObject({
   type: z.literal("describe"),
-  end: RunEnd,
-  /** The guest's manifest list as JSON text, when `end` is `completed`. */
+  /** "ok", compile_error (the module refused), or a limit's kind (classify.ts). */
+  kind: OutcomeKind,
+  /** The guest's manifest list as JSON text, when `kind` is "ok". */
   manifestsJson: JsonText.optional(),
   /** The isolate key the worker kept warm from this load (a module of one tool). */
   kept: z.string().optional(),
@@ -125,7 +145,9 @@ export type DescribeReply = z.infer<typeof DescribeReply>;
 
 export const CallReply = z.strictObject({
   type: z.literal("call"),
-  end: RunEnd,
+  /** The call's outcome, classified by the worker (classify.ts). */
+  kind: OutcomeKind,
+  /** The guest's envelope, when the guest answered; its `ok`/`kind` agree with `kind` unless a limit overrode it. */
   envelopeJson: JsonText.optional(),
   message: z.string().optional(),
   metrics: Metrics,
@@ -137,8 +159,8 @@ export type CallReply = z.infer<typeof CallReply>;
 
 export const WarmReply = z.strictObject({
   type: z.literal("warm"),
-  end: RunEnd,
-  /** The isolate key now warm in this worker, when `end` is `completed`. */
+  kind: OutcomeKind,
+  /** The isolate key now warm in this worker, when `kind` is "ok". */
   kept: z.string().optional(),
   message: z.string().optional(),
   metrics: Metrics,
@@ -159,14 +181,16 @@ export type Reply = z.infer<typeof Reply>;
 // and aborting the serve task is how the host kills a worker.
 
 /**
- * Names one warm isolate, on both sides: the bundle, the memory limit, the
- * tool and the scope. The default scope ("") and a describe's or warm-up's
- * isolate (which no call has used yet) have the key without a scope; a
- * scope's key adds it after a unit separator, which no tool name or scope
- * contains, so two scopes never name one isolate.
+ * Names one warm isolate, on both sides: the source (the bundle's filename),
+ * the bundle, the memory limit, the tool and the scope. Two sources that load
+ * the same code never share an isolate: what one left in it is never charged
+ * to the other. The default scope ("") and a describe's or warm-up's isolate
+ * (which no call has used yet) have the key without a scope; a scope's key adds
+ * it after a unit separator, which no tool name or scope contains, so two
+ * scopes never name one isolate.
  */
-export function isolateKey(bundleHash: string, memoryMb: number, tool: string, scope = ""): string {
-  const base = `${bundleHash}:${memoryMb}:${tool}`;
+export function isolateKey(bundle: Pick<BundleRef, "hash" | "filename">, memoryMb: number, tool: string, scope = ""): string {
+  const base = `${bundle.filename}:${bundle.hash}:${memoryMb}:${tool}`;
   return scope === "" ? base : `${base}\u001f${scope}`;
 }
 
@@ -200,9 +224,19 @@ export type CancelMessage = z.infer<typeof CancelMessage>;
 export const ReplyEntry = z.strictObject({ id: z.number().int().nonnegative(), reply: Reply });
 export type ReplyEntry = z.infer<typeof ReplyEntry>;
 
+/**
+ * The part of a running task the worker is in: a call or warm-up that must
+ * first make its isolate runs the module's top level (`load`, under the load
+ * time limit), then the call itself (`run`, under the call's). Sent only by
+ * a task that loads, so the host's watchdog times each part by its own limit.
+ */
+export const TaskPhase = z.enum(["load", "run"]);
+export type TaskPhase = z.infer<typeof TaskPhase>;
+
 /** Worker → host: first `ready` (with the pid the watchdog watches), then replies, in task order. */
 export const WorkerMessage = z.discriminatedUnion("type", [
   z.strictObject({ corral: z.literal(1), type: z.literal("ready"), pid: z.number().int().positive() }),
+  z.strictObject({ corral: z.literal(1), type: z.literal("phase"), id: z.number().int().nonnegative(), phase: TaskPhase }),
   z.strictObject({ corral: z.literal(1), type: z.literal("replies"), replies: z.array(ReplyEntry).min(1) }),
 ]);
 export type WorkerMessage = z.infer<typeof WorkerMessage>;
@@ -247,7 +281,8 @@ export const InputIssue = z.strictObject({
 });
 export type InputIssue = z.infer<typeof InputIssue>;
 
-export const GUEST_ERROR_KINDS = ["tool_error", "invalid_input", "output_too_large", "not_implemented", "unknown_tool"] as const;
+/** The kinds a guest may answer with itself: a subset of OUTCOME_KINDS. */
+export const GUEST_ERROR_KINDS = ["tool_error", "invalid_input", "output_too_large", "not_implemented", "unknown_tool"] as const satisfies readonly OutcomeKind[];
 
 /**
  * `structured` and `details` come out of JSON.parse on the host, so they can

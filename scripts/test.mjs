@@ -29,7 +29,9 @@ if (files.length === 0) {
 }
 const result = spawnSync(
   process.execPath,
-  ["--test", "--test-timeout=180000", "--test-reporter=spec", ...files],
+  // --no-node-snapshot: in-process tests of the worker's core load isolated-vm
+  // (the test runner passes this flag on to each file's process).
+  ["--no-node-snapshot", "--test", "--test-timeout=180000", "--test-reporter=spec", ...files],
   { stdio: "inherit", cwd: root, env: { ...process.env, CORRAL_TEST: "1" } },
 );
 process.exit(result.status ?? 1);

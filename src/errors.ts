@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   "invalid_model_response",
   "invalid_argument",
   "not_a_ledger",
+  "invalid_tool_name",
 ] as const;
 export type CorralErrorCode = (typeof ERROR_CODES)[number];
 

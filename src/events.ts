@@ -18,7 +18,9 @@ export type HostEvent =
   | { type: "release"; source: string; actor: string; at: number }
   | { type: "worker_crash"; message: string; at: number }
   /** The ledger's store on a server became unreachable, came back, or refused or lost records (PostgreSQL). */
-  | { type: "ledger_store"; status: StoreStatus; at: number };
+  | { type: "ledger_store"; status: StoreStatus; at: number }
+  /** A source's tools were registered or replaced (a load, create_tool): what tools() answers changed. */
+  | { type: "tools_changed"; source: string; tools: string[]; at: number };
 
 export type HostEventListener = (event: HostEvent) => void;
 

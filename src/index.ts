@@ -16,7 +16,9 @@ export {
   type ToolInfo,
   type ToolDeclaration,
   type CallOptions,
+  type DeclarationOptions,
 } from "./host/index.js";
+export { Caller, createCaller, CallerOptions, CALLER_ORIGINS, type CallerOrigin } from "./registry/index.js";
 export { HostOptions, HOST_DEFAULTS } from "./options.js";
 
 // Events

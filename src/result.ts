@@ -6,32 +6,15 @@
  */
 import { z } from "zod";
 import { CorralError } from "./errors.js";
-import { Control, Image, InputIssue, Json, Metrics } from "../sandbox/protocol.js";
+import { Control, Image, InputIssue, Json, Metrics, OutcomeKind } from "../sandbox/protocol.js";
 
-export const OUTCOME_KINDS = [
-  "ok",
-  "tool_error",
-  "invalid_input",
-  "compile_error",
-  "timeout",
-  "memory",
-  "crash",
-  "blocked",
-  "quarantined",
-  "unknown_tool",
-  "not_implemented",
-  "output_too_large",
-  "cancelled",
-  "busy",
-] as const;
-export const OutcomeKind = z.enum(OUTCOME_KINDS);
-export type OutcomeKind = z.infer<typeof OutcomeKind>;
+// The one outcome vocabulary lives in the protocol, beside the replies that
+// carry it; sandbox/shared/classify.ts decides each kind from evidence.
+export { OUTCOME_KINDS, OutcomeKind, STRIKE_KINDS } from "../sandbox/protocol.js";
 
 export const ErrorKind = OutcomeKind.exclude(["ok"]);
 export type ErrorKind = z.infer<typeof ErrorKind>;
 
-/** Outcomes that count as strikes against the tool's source. */
-export const STRIKE_KINDS: ReadonlySet<ErrorKind> = new Set(["timeout", "memory", "crash"]);
 
 export const Diagnostic = z.strictObject({
   message: z.string(),

@@ -10,9 +10,19 @@ import { serialize } from "./serialize.js";
 export const MAX_LOG_LINES = 100;
 export const MAX_LOG_LINE_CHARS = 500;
 
+/** All lines of one call together, in characters. */
+export const MAX_LOG_CHARS = 32 * 1024;
+
 export function createConsole() {
   let lines: string[] = [];
+  let chars = 0;
   let dropped = 0;
+  /**
+   * True while a line is being formatted. Formatting runs the tool's getters
+   * and toJSON, which may log again: such a nested line is dropped (counted),
+   * so the caps are checked once per line and hold however deep it nests.
+   */
+  let formatting = false;
 
   function format(args: unknown[]): string {
     let text = "";
@@ -35,11 +45,24 @@ export function createConsole() {
 
   function logAt(level: string) {
     return (...args: unknown[]) => {
-      if (lines.length >= MAX_LOG_LINES) {
+      if (formatting || lines.length >= MAX_LOG_LINES || chars >= MAX_LOG_CHARS) {
         dropped++;
         return;
       }
-      I.arrayPush(lines, `[${level}] ${format(args)}`);
+      formatting = true;
+      let line: string;
+      try {
+        line = `[${level}] ${format(args)}`;
+      } finally {
+        formatting = false;
+      }
+      // Checked again: the caps hold for the line as written.
+      if (lines.length >= MAX_LOG_LINES || chars + line.length > MAX_LOG_CHARS) {
+        dropped++;
+        return;
+      }
+      chars += line.length;
+      I.arrayPush(lines, line);
     };
   }
 
@@ -57,6 +80,7 @@ export function createConsole() {
     const taken = lines;
     if (dropped > 0) I.arrayPush(taken, `[corral] ${dropped} more log lines were dropped`);
     lines = [];
+    chars = 0;
     dropped = 0;
     return taken;
   }

@@ -41,10 +41,19 @@ export function describeThrown(thrown: unknown): ThrownDescription {
   }
   const description: ThrownDescription = { message: clip(text, MESSAGE_MAX_CHARS) };
   if (typeof stack === "string") {
-    const lines = I.stringSplit(stack, "\n");
-    description.stack = clip(I.arrayJoin(I.arraySlice(lines, 0, STACK_MAX_LINES), "\n"), MESSAGE_MAX_CHARS * 2);
+    description.stack = clip(firstLines(stack, STACK_MAX_LINES), MESSAGE_MAX_CHARS * 2);
   }
   return description;
+}
+
+/** The first `count` lines of `text`, cut with indexOf (split would consult a tool's Symbol.split). */
+function firstLines(text: string, count: number): string {
+  let end = -1;
+  for (let i = 0; i < count; i++) {
+    end = I.stringIndexOf(text, "\n", end + 1);
+    if (end < 0) return text;
+  }
+  return I.stringSlice(text, 0, end);
 }
 
 function fallbackText(thrown: object): string {

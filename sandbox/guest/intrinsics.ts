@@ -23,6 +23,26 @@ function getterOf(prototype: object, key: PropertyKey): (self: unknown) => unkno
 
 const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object;
 
+const FERAL_PROMISE = Promise;
+const FERAL_DEFINE_PROPERTY = Object.defineProperty;
+const FERAL_PROMISE_THEN = Promise.prototype.then;
+
+/**
+ * A promise of the runtime's own, immune to a replaced Promise.prototype.then,
+ * `constructor` or Symbol.species: its own `constructor` is undefined, so
+ * `then` (captured) makes its derived promise with the original Promise.
+ */
+function ownPromise<T>(executor: (resolve: (value: T | PromiseLike<T>) => void, reject: (reason: unknown) => void) => void): Promise<T> {
+  const promise = new FERAL_PROMISE<T>(executor);
+  FERAL_DEFINE_PROPERTY(promise, "constructor", { value: undefined });
+  return promise;
+}
+
+/** `then` on a promise the runtime made with ownPromise (never on a tool's: that would run its getters here). */
+function ownThen<T>(promise: Promise<T>, onFulfilled: (value: T) => unknown, onRejected: (reason: unknown) => unknown): void {
+  FERAL_REFLECT_APPLY(FERAL_PROMISE_THEN, promise, [onFulfilled, onRejected]);
+}
+
 export const intrinsics = Object.freeze({
   apply: FERAL_REFLECT_APPLY,
   call: FERAL_FUNCTION_CALL,
@@ -40,12 +60,14 @@ export const intrinsics = Object.freeze({
   String: String,
   NumberIsFinite: Number.isFinite,
   MathMin: Math.min,
-  Promise: Promise,
-  promiseThen: uncurryThis(Promise.prototype.then) as <T>(
-    promise: Promise<T>,
-    onFulfilled: (value: T) => unknown,
-    onRejected: (reason: unknown) => unknown,
-  ) => Promise<unknown>,
+  MathMax: Math.max,
+  Infinity: Infinity,
+  DateNow: Date.now,
+  Promise: FERAL_PROMISE,
+  ownPromise,
+  ownThen,
+  RangeErrorPrototype: RangeError.prototype,
+  ObjectGetOwnPropertyDescriptor: Object.getOwnPropertyDescriptor,
   Map: Map,
   Date: Date,
   RegExp: RegExp,
@@ -77,10 +99,9 @@ export const intrinsics = Object.freeze({
   typedArrayLength: getterOf(TypedArrayPrototype, "length") as (value: unknown) => number,
   arrayBufferByteLength: getterOf(ArrayBuffer.prototype, "byteLength") as (value: unknown) => number,
   stringSlice: uncurryThis(String.prototype.slice) as (s: string, start: number, end?: number) => string,
-  stringSplit: uncurryThis(String.prototype.split) as unknown as (s: string, separator: string) => string[],
+  stringIndexOf: uncurryThis(String.prototype.indexOf) as (s: string, search: string, from?: number) => number,
   arrayPush: uncurryThis(Array.prototype.push) as <T>(array: T[], ...items: T[]) => number,
   arrayJoin: uncurryThis(Array.prototype.join) as (array: unknown[], separator: string) => string,
-  arraySlice: uncurryThis(Array.prototype.slice) as <T>(array: T[], start: number, end?: number) => T[],
   Error: Error,
   TypeError: TypeError,
   RangeError: RangeError,

@@ -24,29 +24,28 @@ import { createTimers } from "./timers.js";
 import { createConsole } from "./console.js";
 import { collectTools, manifestOf, ModuleError } from "./module-tools.js";
 import { isSignal } from "./signals.js";
-
-type Schedule = (id: number, delayMs: number) => void;
+import type { GuestAnswer, GuestAnswerKind, GuestApi, GuestLent, GuestLoadAnswer, StartRequest } from "../shared/guest-api.js";
 
 const globalObject = globalThis as Record<string, unknown>;
 // The two callbacks the worker lends (fire-and-forget, plain numbers in):
 // taken off the global object before any tool code exists.
-const FERAL_SCHEDULE = globalObject.__corral_schedule as Schedule | undefined;
-const FERAL_DONE = globalObject.__corral_done as ((seq: number) => void) | undefined;
-delete globalObject.__corral_schedule;
-delete globalObject.__corral_done;
-if (typeof FERAL_SCHEDULE !== "function" || typeof FERAL_DONE !== "function") {
-  throw new Error("corral runtime: the worker lent no callbacks");
+const FERAL_WAKE = lent("__corral_wake");
+const FERAL_DONE = lent("__corral_done");
+
+function lent<K extends keyof GuestLent>(name: K): GuestLent[K] {
+  const value = globalObject[name];
+  delete globalObject[name];
+  if (typeof value !== "function") throw new Error(`corral runtime: the worker lent no ${name}`);
+  return value as GuestLent[K];
 }
 
 /** The call in progress; a timer callback that throws fails it. */
 let failCurrentCall: ((error: unknown) => void) | undefined;
 
-const timers = createTimers(
-  (id, delayMs) => {
-    FERAL_SCHEDULE(id, delayMs);
-  },
-  { onUncaught: (error) => failCurrentCall?.(error) },
-);
+const timers = createTimers({
+  wake: (delayMs) => FERAL_WAKE(delayMs),
+  onUncaught: (error) => failCurrentCall?.(error),
+});
 const guestConsole = createConsole();
 
 function defineGlobal(name: string, value: unknown): void {
@@ -75,23 +74,99 @@ function requireModule(specifier: unknown): unknown {
 
 let tools = new I.Map<string, Tool>();
 
-function envelope(record: Record<string, unknown>, budget: SerializeBudget): string {
-  const logs = guestConsole.take();
-  if (logs.length > 0) record.logs = logs;
-  return serialize(record, budget);
+/** Error envelopes are ours and small: a fixed budget of their own, whatever the call's. */
+const ERROR_BUDGET = { maxBytes: 64 * 1024, maxDepth: 8 };
+/** The share of the error budget the tool's log lines may take (message and stack are clipped already). */
+const ERROR_LOG_CHARS = 32 * 1024;
+
+function answerOf(kind: GuestAnswerKind, text: string): GuestAnswer {
+  return { kind, text };
 }
 
-function errorEnvelope(kind: string, message: string, extra?: Record<string, unknown>): string {
-  const record = I.ObjectCreate(null) as Record<string, unknown>;
-  record.ok = false;
-  record.kind = kind;
-  record.message = message;
-  if (extra !== undefined) {
-    const keys = I.ObjectKeys(extra);
-    for (let i = 0; i < keys.length; i++) record[keys[i] as string] = extra[keys[i] as string];
+/**
+ * The tool's result is written first, against the whole budget; its log
+ * lines then get what room is left (they never make a result too large: the
+ * lines that do not fit are dropped and counted).
+ */
+function successAnswer(record: Record<string, unknown>, budget: SerializeBudget): GuestAnswer {
+  const text = serialize(record, budget);
+  return answerOf("ok", withLogs(text, guestConsole.take(), budget.maxBytes - text.length));
+}
+
+/** `recordText` (a JSON object) with a `logs` member of as many lines as fit in `room` characters. */
+function withLogs(recordText: string, lines: string[], room: number): string {
+  if (lines.length === 0) return recordText;
+  let kept = lines;
+  for (;;) {
+    const dropped = lines.length - kept.length;
+    const shown = dropped === 0 ? kept : concatLine(kept, `[corral] ${dropped} more log lines did not fit in the result`);
+    try {
+      const logsText = serialize(shown, { maxBytes: room - 10, maxDepth: 2 });
+      return `${I.stringSlice(recordText, 0, recordText.length - 1)}${recordText.length > 2 ? "," : ""}"logs":${logsText}}`;
+    } catch {
+      if (kept.length === 0) return recordText;
+      kept = firstOf(kept, kept.length >> 1);
+    }
   }
-  // Error envelopes are ours and small; they get a fixed budget of their own.
-  return envelope(record, { maxBytes: 64 * 1024, maxDepth: 8 });
+}
+
+function firstOf(list: string[], count: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) I.arrayPush(out, list[i] as string);
+  return out;
+}
+
+function concatLine(list: string[], line: string): string[] {
+  const out = firstOf(list, list.length);
+  I.arrayPush(out, line);
+  return out;
+}
+
+/**
+ * An error envelope. Never throws and never exceeds its budget: the message
+ * and stack come clipped (describe-thrown.ts), the logs are clipped here to
+ * their share, and should the record still not fit (JSON escaping can grow a
+ * text sixfold) it is written again without logs, then without the stack,
+ * then as a fixed text. Only plain strings the runtime made are written.
+ */
+function errorAnswer(kind: Exclude<GuestAnswerKind, "ok">, message: string, extra?: { issues?: unknown[]; stack?: string }): GuestAnswer {
+  const logs = clipLogs(guestConsole.take(), ERROR_LOG_CHARS);
+  const withStack = [true, false];
+  for (let a = 0; a < withStack.length; a++) {
+    const record = I.ObjectCreate(null) as Record<string, unknown>;
+    record.ok = false;
+    record.kind = kind;
+    record.message = clipText(message, MESSAGE_MAX_CHARS);
+    if (extra?.issues !== undefined) record.issues = extra.issues;
+    if (withStack[a] === true && extra?.stack !== undefined) record.stack = clipText(extra.stack, MESSAGE_MAX_CHARS * 2);
+    try {
+      const text = serialize(record, ERROR_BUDGET);
+      return answerOf(kind, withLogs(text, logs, ERROR_BUDGET.maxBytes - text.length));
+    } catch {
+      // too large once escaped: try again with less
+    }
+  }
+  return answerOf(kind, `{"ok":false,"kind":${I.JSONStringify(kind)},"message":"the tool failed; its error text could not be written within the limit"}`);
+}
+
+function clipText(text: string, max: number): string {
+  return text.length > max ? `${I.stringSlice(text, 0, max)}… (cut)` : text;
+}
+
+/** Log lines up to `maxChars` in all; the rest are counted in one last line. */
+function clipLogs(lines: string[], maxChars: number): string[] {
+  const kept: string[] = [];
+  let used = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (used + line.length > maxChars) {
+      I.arrayPush(kept, `[corral] ${lines.length - i} more log lines were cut to fit the error`);
+      break;
+    }
+    used += line.length;
+    I.arrayPush(kept, line);
+  }
+  return kept;
 }
 
 function issuesOf(error: zod.ZodError): unknown[] {
@@ -122,13 +197,13 @@ function summarise(issues: unknown[]): string {
 }
 
 /** Builds the success envelope from what `run` returned. */
-function successRecord(tool: Tool, value: unknown): Record<string, unknown> | string {
+function successRecord(tool: Tool, value: unknown): Record<string, unknown> | GuestAnswer {
   const record = I.ObjectCreate(null) as Record<string, unknown>;
   record.ok = true;
   let structured: unknown;
   if (sdk.isToolResult(value)) {
     const { text, structured: data, details, control, images } = value;
-    if (text !== undefined && typeof text !== "string") return errorEnvelope("tool_error", "toolResult({ text }) must be a string");
+    if (text !== undefined && typeof text !== "string") return errorAnswer("tool_error", "toolResult({ text }) must be a string");
     if (text !== undefined) record.text = text;
     structured = data;
     if (details !== undefined) record.details = details;
@@ -143,7 +218,7 @@ function successRecord(tool: Tool, value: unknown): Record<string, unknown> | st
     const checked = tool.output.safeParse(structured);
     if (!checked.success) {
       const issues = issuesOf(checked.error);
-      return errorEnvelope(
+      return errorAnswer(
         "tool_error",
         `the tool's result does not match its output schema (${summarise(issues)}); this is a bug in the tool`,
         { issues },
@@ -157,34 +232,33 @@ function successRecord(tool: Tool, value: unknown): Record<string, unknown> | st
 
 /**
  * Runs a call. A tool whose `run` returns a plain value is answered in this
- * same entry, as text; one that returns a promise (or any thenable) is
- * answered by the promise this returns. Never throws, never rejects.
+ * same entry; one that returns a promise (or any thenable) is answered by the
+ * promise this returns. Never throws, never rejects.
  */
-function invoke(name: string, inputJson: string, callId: string, maxBytes: number, maxDepth: number): string | Promise<string> {
-  const budget = { maxBytes, maxDepth };
+function invoke(name: string, inputJson: string, callId: string, budget: SerializeBudget): GuestAnswer | Promise<GuestAnswer> {
   const tool = I.mapGet(tools, name);
-  if (tool === undefined) return errorEnvelope("unknown_tool", `this module has no tool named "${name}"`);
+  if (tool === undefined) return errorAnswer("unknown_tool", `this module has no tool named "${clipText(name, 200)}"`);
   return invokeTool(tool, name, inputJson, callId, budget);
 }
 
-function invokeTool(tool: Tool, name: string, inputJson: string, callId: string, budget: SerializeBudget): string | Promise<string> {
+function invokeTool(tool: Tool, name: string, inputJson: string, callId: string, budget: SerializeBudget): GuestAnswer | Promise<GuestAnswer> {
   let value: unknown;
   try {
     let input: unknown;
     try {
       input = I.JSONParse(inputJson);
     } catch {
-      return errorEnvelope("invalid_input", "the input is not valid JSON");
+      return errorAnswer("invalid_input", "the input is not valid JSON");
     }
     const parsed = tool.input.safeParse(input);
     if (!parsed.success) {
       const issues = issuesOf(parsed.error);
-      return errorEnvelope("invalid_input", `the input does not match the tool's schema: ${summarise(issues)}`, { issues });
+      return errorAnswer("invalid_input", `the input does not match the tool's schema: ${summarise(issues)}`, { issues });
     }
     value = I.apply(tool.run, tool, [parsed.data, I.ObjectFreeze({ callId, tool: name })]);
     if (!isThenable(value)) return answer(tool, value, budget);
   } catch (thrown) {
-    return failureEnvelope(thrown);
+    return failureAnswer(thrown);
   }
   return settle(tool, value, budget);
 }
@@ -194,80 +268,130 @@ function isThenable(value: unknown): boolean {
   return value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as { then?: unknown }).then === "function";
 }
 
-async function settle(tool: Tool, pending: unknown, budget: SerializeBudget): Promise<string> {
-  try {
-    const value = await new I.Promise<unknown>((resolve, reject) => {
-      // A timer callback of this call that throws fails it.
+/**
+ * Waits for the tool's thenable through a promise of the runtime's own
+ * (resolving it with the thenable runs the tool's `then`, as tool code), so
+ * a replaced Promise.prototype.then or species cannot stall the answer.
+ */
+function settle(tool: Tool, pending: unknown, budget: SerializeBudget): Promise<GuestAnswer> {
+  return I.ownPromise<GuestAnswer>((resolveAnswer) => {
+    const waiting = I.ownPromise<unknown>((resolve, reject) => {
+      // A timer callback of this call that throws fails it: `waiting` is not
+      // resolved with the tool's thenable (that would lock it to it), it
+      // follows a promise that is.
       failCurrentCall = reject;
-      I.promiseThen(I.Promise.resolve(pending), resolve, reject);
+      I.ownThen(I.ownPromise<unknown>((follow) => follow(pending)), resolve, reject);
     });
-    return answer(tool, value, budget);
-  } catch (thrown) {
-    return failureEnvelope(thrown);
-  } finally {
-    failCurrentCall = undefined;
-  }
+    I.ownThen(
+      waiting,
+      (value) => {
+        failCurrentCall = undefined;
+        resolveAnswer(answer(tool, value, budget));
+      },
+      (thrown) => {
+        failCurrentCall = undefined;
+        resolveAnswer(failureAnswer(thrown));
+      },
+    );
+  });
 }
 
-/** The envelope of what `run` gave; a result past the budget becomes an error envelope. */
-function answer(tool: Tool, value: unknown, budget: SerializeBudget): string {
+/** The answer of what `run` gave; a result past the budget becomes an error answer. */
+function answer(tool: Tool, value: unknown, budget: SerializeBudget): GuestAnswer {
   try {
     const record = successRecord(tool, value);
-    return typeof record === "string" ? record : envelope(record, budget);
+    return isAnswer(record) ? record : successAnswer(record, budget);
   } catch (thrown) {
-    return failureEnvelope(thrown);
+    return failureAnswer(thrown);
   }
 }
 
-function failureEnvelope(thrown: unknown): string {
-  if (isSignal(thrown) && thrown instanceof OutputTooLarge) {
-    return errorEnvelope("output_too_large", `${thrown.reason}: return less data, or page through it`);
+function isAnswer(value: Record<string, unknown> | GuestAnswer): value is GuestAnswer {
+  return I.ObjectGetPrototypeOf(value) !== null;
+}
+
+/** Never throws: describing the thrown value is guarded, and errorAnswer clips. */
+function failureAnswer(thrown: unknown): GuestAnswer {
+  try {
+    if (isSignal(thrown) && thrown instanceof OutputTooLarge) {
+      return errorAnswer("output_too_large", `${thrown.reason}: return less data, or page through it`);
+    }
+    const { message, stack } = describeThrown(thrown);
+    const failed = errorAnswer("tool_error", message, stack === undefined ? undefined : { stack });
+    if (isAllocationRefusal(thrown)) failed.refused = true;
+    return failed;
+  } catch {
+    return errorAnswer("tool_error", "the tool threw a value that could not be described");
   }
-  const { message, stack } = describeThrown(thrown);
-  return errorEnvelope("tool_error", message, stack === undefined ? undefined : { stack });
+}
+
+/** V8's own messages when it refuses memory to an ArrayBuffer, a typed array or a string. */
+const REFUSALS = ["Array buffer allocation failed", "Invalid string length", "Invalid typed array length"];
+
+/**
+ * Whether a thrown value is V8 refusing an allocation: a real RangeError
+ * whose own `message` (read as data, no getter runs) is one of V8's. A tool
+ * can make the same error itself; it then only earns its own memory verdict,
+ * and only with its isolate at the limit (classify.ts).
+ */
+function isAllocationRefusal(thrown: unknown): boolean {
+  if (typeof thrown !== "object" || thrown === null || I.ObjectGetPrototypeOf(thrown) !== I.RangeErrorPrototype) return false;
+  const own = I.ObjectGetOwnPropertyDescriptor(thrown, "message");
+  const message = own !== undefined && "value" in own ? own.value : undefined;
+  for (let i = 0; i < REFUSALS.length; i++) if (message === REFUSALS[i]) return true;
+  return false;
 }
 
 /**
  * Starts a call, entered with a synchronous apply (no thread hop). A tool
- * that answers at once is answered here: `start` returns its envelope, and
- * the call is over. Otherwise `start` returns "" and the worker asks `poll`
+ * that answers at once is answered here: `start` returns its answer, and
+ * the call is over. Otherwise `start` returns null and the worker asks `poll`
  * right away: a tool waiting only on promises has settled by then (the
  * microtask checkpoint runs between the two entries). A tool still waiting
  * (timers) calls the worker's `done(seq)` when it settles.
  */
-let settled: { seq: number; text: string } | undefined;
-function start(seq: number, name: string, inputJson: string, callId: string, maxBytes: number, maxDepth: number): string {
+let settled: { seq: number; answer: GuestAnswer } | undefined;
+/** The call waiting on promises or timers, until its answer is handed over. */
+let waitingSeq: number | undefined;
+function start(request: StartRequest): GuestAnswer | null {
   settled = undefined;
-  const result = invoke(name, inputJson, callId, maxBytes, maxDepth);
-  if (typeof result === "string") {
+  waitingSeq = undefined;
+  const { seq } = request;
+  const result = invoke(request.tool, request.inputJson, request.callId, { maxBytes: request.maxBytes, maxDepth: request.maxDepth });
+  // An answer is a plain object of answerOf's; a pending call is a promise of
+  // the runtime's own (a prototype check runs no tool code, unlike instanceof).
+  if (I.ObjectGetPrototypeOf(result) === I.ObjectPrototype) {
     // Kept for poll too: the entry can still throw after this returns (a
     // detached promise of the tool rejected in the checkpoint), and then the
     // worker asks poll for the answer.
-    settled = { seq, text: result };
+    const answered = result as GuestAnswer;
+    settled = { seq, answer: answered };
     timers.reset();
-    return result;
+    return answered;
   }
-  I.promiseThen(
-    result,
-    (text) => {
-      settled = { seq, text: text as string };
-      FERAL_DONE?.(seq);
+  waitingSeq = seq;
+  I.ownThen(
+    result as Promise<GuestAnswer>,
+    (answered) => {
+      settled = { seq, answer: answered as GuestAnswer };
+      FERAL_DONE(seq);
     },
     () => undefined, // invoke never rejects
   );
-  return "";
+  return null;
 }
 
 /**
- * The settled envelope of call `seq`, once; "" while it is still running.
- * Handing the envelope over ends the call: its timers are forgotten.
+ * The settled answer of call `seq`, once; null while it is still running.
+ * Handing the answer over ends the call: its timers are forgotten.
  */
-function poll(seq: number): string {
-  if (settled === undefined || settled.seq !== seq) return "";
-  const { text } = settled;
+function poll(seq: number): GuestAnswer | "pending" | null {
+  if (settled === undefined || settled.seq !== seq) return waitingSeq === seq ? "pending" : null;
+  const { answer: answered } = settled;
   settled = undefined;
+  waitingSeq = undefined;
   timers.reset();
-  return text;
+  return answered;
 }
 
 /**
@@ -277,7 +401,7 @@ function poll(seq: number): string {
  * call find them compiled (~2 ms of a cold tool's first call here). Leaves
  * nothing behind: no tool registered, no log line, no timer.
  */
-function warm(): string {
+function warm(): void {
   const tool = sdk.defineTool({
     name: "corral_warm_up",
     description: "warms the runtime",
@@ -287,15 +411,15 @@ function warm(): string {
   });
   manifestOf(tool);
   const budget = { maxBytes: 64 * 1024, maxDepth: 8 };
-  const answered = invokeTool(tool, "corral_warm_up", '{"text":"a b c","count":1}', "warm-up", budget);
+  invokeTool(tool, "corral_warm_up", '{"text":"a b c","count":1}', "warm-up", budget);
   invokeTool(tool, "corral_warm_up", '{"text":1}', "warm-up", budget);
+  errorAnswer("tool_error", "warm-up", { stack: "Error: warm-up\n    at warm" });
   guestConsole.take();
   timers.reset();
-  return typeof answered === "string" ? answered : "";
 }
 
-/** Runs the bundle's top level and keeps its tools. Answers "" or an error text. */
-function load(factory: Function): string {
+/** Runs the bundle's top level and keeps its tools. Never throws; the reason a module is refused comes clipped. */
+function load(factory: Function): GuestLoadAnswer {
   try {
     const module: { exports: unknown } = { exports: {} };
     I.apply(factory, undefined, [module, module.exports, requireModule]);
@@ -303,33 +427,41 @@ function load(factory: Function): string {
     // Lines the top level logged belong to no call; timers it set never fire.
     guestConsole.take();
     timers.reset();
-    return "";
+    return { ok: true };
   } catch (thrown) {
-    const record = I.ObjectCreate(null) as Record<string, unknown>;
-    if (isSignal(thrown) && thrown instanceof ModuleError) record.message = thrown.message;
-    else {
+    guestConsole.take();
+    timers.reset();
+    try {
+      if (isSignal(thrown) && thrown instanceof ModuleError) return { ok: false, message: clipText(thrown.message, MESSAGE_MAX_CHARS), threw: false };
       const { message, stack } = describeThrown(thrown);
-      record.message = `the module threw while loading: ${message}`;
-      if (stack !== undefined) record.stack = stack;
+      const refused: GuestLoadAnswer = { ok: false, message: `the module threw while loading: ${message}`, threw: true };
+      if (stack !== undefined) refused.stack = stack;
+      return refused;
+    } catch {
+      return { ok: false, message: "the module threw a value that could not be described while loading", threw: true };
     }
-    return serialize(record, { maxBytes: 64 * 1024, maxDepth: 4 });
   }
 }
 
-/** The manifests of the loaded tools, as JSON text. */
-function describe(maxBytes: number): string {
+/** The manifests of the loaded tools, as JSON text. Never throws. */
+function describe(maxBytes: number): GuestAnswer {
   try {
     const list: unknown[] = [];
     I.mapForEach(tools as Map<unknown, unknown>, (tool) => {
       I.arrayPush(list, manifestOf(tool as Tool));
     });
-    return serialize({ ok: true, tools: list }, { maxBytes, maxDepth: 64 });
+    return answerOf("ok", serialize({ ok: true, tools: list }, { maxBytes, maxDepth: 64 }));
   } catch (thrown) {
-    const { message } = describeThrown(thrown);
-    return serialize({ ok: false, message: `describing the tools failed: ${message}` }, { maxBytes: 64 * 1024, maxDepth: 4 });
+    let message: string;
+    try {
+      message = describeThrown(thrown).message;
+    } catch {
+      message = "a value that could not be described was thrown";
+    }
+    return answerOf("tool_error", `describing the tools failed: ${clipText(message, MESSAGE_MAX_CHARS)}`);
   }
 }
 
 // The script's completion value. esbuild wraps this module so the worker
 // receives it from `script.run` without a global.
-export const api = I.ObjectFreeze({ load, describe, start, poll, warm, fire: timers.fire });
+export const api: GuestApi = I.ObjectFreeze({ load, describe, start, poll, warm, fire: timers.fire } satisfies GuestApi);

@@ -1,26 +1,41 @@
 /**
  * @module sandbox/guest/timers
  * setTimeout, setInterval and queueMicrotask for tools. A bare V8 context has
- * no timers; the worker lends one fire-and-forget callback, `schedule(id, ms)`,
- * and later enters the isolate through `fire(id)`. Timers live only for the
- * call that set them: the worker forgets every pending timer when a call
- * ends, so nothing a tool scheduled runs outside a call's limits.
+ * no timers. The timers live here, in the isolate, and nowhere else: the
+ * worker holds one wake-up for the whole isolate (it lends `wake(delayMs)`,
+ * called only when the earliest due time moves earlier) and enters `fire()`,
+ * which runs what came due and answers when to wake next.
+ *
+ * So a timer costs memory in the tool's own isolate only, and clearTimeout
+ * frees it at once: a debounce over 200,000 events keeps one pending timer
+ * and the worker one Node timer. Pending timers are bounded; cleared ones are
+ * gone. Timers live only for the call that set them (`reset`).
  */
 import { intrinsics as I } from "./intrinsics.js";
 
 /** Past this many pending timers in one call, setTimeout throws. */
 export const MAX_PENDING_TIMERS = 1000;
 
-type Timer = { callback: Function; args: unknown[]; intervalMs: number | undefined };
+type Timer = { callback: Function; args: unknown[]; dueAt: number; intervalMs: number | undefined };
 
 export type TimerHost = {
+  /** Ask the worker to wake the timers in `delayMs` (fire-and-forget). */
+  wake(delayMs: number): void;
   /** Called when a timer callback throws: the current call fails with it. */
   onUncaught(error: unknown): void;
 };
 
-export function createTimers(schedule: (id: number, delayMs: number) => void, host: TimerHost) {
+export function createTimers(host: TimerHost) {
   const pending = new I.Map<number, Timer>();
   let nextId = 1;
+  /** The wake-up the worker holds (absolute, on Date.now's clock), or +Infinity. */
+  let wakeAt = I.Infinity;
+
+  function requestWake(dueAt: number): void {
+    if (dueAt >= wakeAt) return;
+    wakeAt = dueAt;
+    host.wake(I.MathMax(0, dueAt - I.DateNow()));
+  }
 
   function add(callback: unknown, delay: unknown, args: unknown[], repeat: boolean): number {
     if (typeof callback !== "function") throw new I.TypeError("The callback must be a function");
@@ -29,8 +44,9 @@ export function createTimers(schedule: (id: number, delayMs: number) => void, ho
     }
     const delayMs = typeof delay === "number" && delay >= 1 ? delay : 1;
     const id = nextId++;
-    I.mapSet(pending, id, { callback, args, intervalMs: repeat ? delayMs : undefined });
-    schedule(id, delayMs);
+    const dueAt = I.DateNow() + delayMs;
+    I.mapSet(pending, id, { callback, args, dueAt, intervalMs: repeat ? delayMs : undefined });
+    requestWake(dueAt);
     return id;
   }
 
@@ -38,26 +54,44 @@ export function createTimers(schedule: (id: number, delayMs: number) => void, ho
     if (typeof id === "number") I.mapDelete(pending, id);
   }
 
-  function fireOne(id: number): void {
-    const timer = I.mapGet(pending, id);
-    if (timer === undefined) return;
-    if (timer.intervalMs === undefined) I.mapDelete(pending, id);
-    else schedule(id, timer.intervalMs);
-    try {
-      I.apply(timer.callback, undefined, timer.args);
-    } catch (error) {
-      host.onUncaught(error);
+  /** Runs every timer due now, in due order of their ids; answers ms until the next, or -1. */
+  function fire(): number {
+    wakeAt = I.Infinity;
+    const now = I.DateNow();
+    const due: number[] = [];
+    I.mapForEach(pending as Map<unknown, unknown>, (timer, id) => {
+      if ((timer as Timer).dueAt <= now) I.arrayPush(due, id as number);
+    });
+    for (let i = 0; i < due.length; i++) {
+      const id = due[i] as number;
+      const timer = I.mapGet(pending, id);
+      if (timer === undefined) continue; // cleared by an earlier callback
+      if (timer.intervalMs === undefined) I.mapDelete(pending, id);
+      else timer.dueAt = now + timer.intervalMs;
+      try {
+        I.apply(timer.callback, undefined, timer.args);
+      } catch (error) {
+        host.onUncaught(error);
+      }
     }
-  }
-
-  /** The worker fires every timer that came due since its last entry at once. */
-  function fire(ids: number[]): void {
-    for (let i = 0; i < ids.length; i++) fireOne(ids[i] as number);
+    let next = I.Infinity;
+    I.mapForEach(pending as Map<unknown, unknown>, (timer) => {
+      next = I.MathMin(next, (timer as Timer).dueAt);
+    });
+    if (next === I.Infinity) return -1;
+    wakeAt = next;
+    return I.MathMax(0, next - I.DateNow());
   }
 
   /** Forget every timer: the call that set them is over. */
   function reset(): void {
     I.mapClear(pending);
+    wakeAt = I.Infinity;
+  }
+
+  /** Timers pending now (tests and the worker's accounting). */
+  function pendingCount(): number {
+    return I.mapSize(pending);
   }
 
   const globals = {
@@ -67,12 +101,12 @@ export function createTimers(schedule: (id: number, delayMs: number) => void, ho
     clearInterval: clear,
     queueMicrotask: (callback: unknown) => {
       if (typeof callback !== "function") throw new I.TypeError("The callback must be a function");
-      I.promiseThen(
-        I.Promise.resolve(),
+      I.ownThen(
+        I.ownPromise<void>((resolve) => resolve()),
         () => I.apply(callback, undefined, []),
         () => undefined,
       );
     },
   };
-  return { globals, fire, reset };
+  return { globals, fire, reset, pendingCount };
 }

@@ -69,9 +69,20 @@ declare const RESULT_BRAND: unique symbol;
 export type ToolResultValue<O = unknown> = Readonly<ToolResultChannels<O>> & { readonly [RESULT_BRAND]: true };
 
 // Brands live in module-level WeakSets: a tool can mark only what passed
-// through these functions, and the runtime reads the same sets.
+// through these functions, and the runtime reads the same sets. The methods
+// they use are captured now, before any tool code runs: a tool that replaces
+// WeakSet.prototype.has or Object.freeze later cannot brand what it likes
+// (which would forge tools in its manifest or results in its answer).
 const tools = new WeakSet<object>();
 const results = new WeakSet<object>();
+const FERAL_APPLY = Reflect.apply;
+const FERAL_FREEZE = Object.freeze;
+const FERAL_WEAKSET_ADD = WeakSet.prototype.add;
+const FERAL_WEAKSET_HAS = WeakSet.prototype.has;
+const brand = (set: WeakSet<object>, value: object) => FERAL_APPLY(FERAL_WEAKSET_ADD, set, [value]);
+const branded = (set: WeakSet<object>, value: object): boolean => FERAL_APPLY(FERAL_WEAKSET_HAS, set, [value]) === true;
+/** A frozen copy of `source`'s own enumerable properties (spread defines them: no setter runs). */
+const frozenCopy = <T extends object>(source: T): T => FERAL_FREEZE({ ...source });
 
 /**
  * Declares a tool. The runtime finds tools among the module's default export
@@ -81,24 +92,24 @@ export function defineTool<I extends z.ZodObject, O = unknown>(definition: ToolD
   if (definition === null || typeof definition !== "object") {
     throw new TypeError("defineTool expects an object with name, description, input, effects and run");
   }
-  const tool = Object.freeze({ ...definition });
-  tools.add(tool);
+  const tool = frozenCopy(definition);
+  brand(tools, tool);
   return tool as Tool<I, O>;
 }
 
 /** Answers with explicit channels instead of a plain value. */
 export function toolResult<O = unknown>(channels: ToolResultChannels<O>): ToolResultValue<O> {
-  const value = Object.freeze({ ...channels });
-  results.add(value);
+  const value = frozenCopy(channels);
+  brand(results, value);
   return value as ToolResultValue<O>;
 }
 
 /** True for what `defineTool` returned. Used by the guest runtime. */
 export function isTool(value: unknown): value is Tool {
-  return typeof value === "object" && value !== null && tools.has(value);
+  return typeof value === "object" && value !== null && branded(tools, value);
 }
 
 /** True for what `toolResult` returned. Used by the guest runtime. */
 export function isToolResult(value: unknown): value is ToolResultValue {
-  return typeof value === "object" && value !== null && results.has(value);
+  return typeof value === "object" && value !== null && branded(results, value);
 }

@@ -1,15 +1,17 @@
 /**
  * @module sandbox/worker/guest-timers
- * The worker's side of the timers a guest sets: one Node timer per guest
- * timer, for the current call only, and the entries that fire them. Owned by
- * a ToolIsolate, which clears it when a call ends or the isolate goes.
+ * The worker's side of a guest's timers: one wake-up per isolate, nothing per
+ * timer. The guest keeps its timers itself (sandbox/guest/timers.ts) and asks
+ * for a wake-up only when its earliest due time moves earlier; this side
+ * holds one Node timer at the earliest time asked, enters the guest's
+ * `fire()` when it comes, and re-arms at the delay `fire()` answers. So a
+ * debounce that sets and clears 200,000 timers costs the worker one timer.
+ * Owned by a ToolIsolate, which clears it when a call ends or the isolate goes.
  *
- * Every timer that came due fires in one async entry, with at most one entry
- * in flight: an interval storm otherwise makes thousands of entries
- * (synchronous ones raced isolated-vm 5's timer thread, asynchronous ones
- * piled up behind the isolate's disposal) and crashed the worker (SIGSEGV,
- * test/hostile). The async apply keeps the worker's thread free for the
- * call's deadline.
+ * At most one firing entry is in flight, and it is asynchronous: an interval
+ * storm otherwise makes thousands of entries (synchronous ones raced
+ * isolated-vm 5's timer thread and crashed the worker, test/hostile), and
+ * the async apply keeps this thread free for the call's deadline.
  */
 import { performance } from "node:perf_hooks";
 
@@ -18,57 +20,70 @@ export type GuestTimersHost = {
   active(): boolean;
   /** The running call's deadline, on performance.now()'s clock. */
   deadline(): number;
-  /** Enters the isolate to fire `ids`; rejects if a limit stopped it. */
-  fire(ids: number[], timeoutMs: number): Promise<unknown>;
+  /** Enters the isolate to fire what is due; answers ms until the next timer (-1: none); rejects if a limit stopped it. */
+  fire(timeoutMs: number): Promise<number>;
   /** A firing entry was stopped by a limit: end the call now. */
   stoppedByLimit(): void;
 };
 
 export class GuestTimers {
   readonly #host: GuestTimersHost;
-  readonly #timers = new Set<NodeJS.Timeout>();
-  readonly #due: number[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  /** When the armed timer comes due (performance.now()), or +Infinity. */
+  #at = Number.POSITIVE_INFINITY;
   #firing = false;
+  /** A wake-up asked for while an entry was firing: armed when it returns. */
+  #later = Number.POSITIVE_INFINITY;
 
   constructor(host: GuestTimersHost) {
     this.#host = host;
   }
 
-  /** The guest asked for a timer (a fire-and-forget callback from the isolate). */
-  schedule(id: unknown, delayMs: unknown): void {
-    if (!this.#host.active() || typeof id !== "number" || typeof delayMs !== "number") return;
+  /** The guest asked to be woken in `delayMs` (a fire-and-forget callback from the isolate). */
+  wake(delayMs: unknown): void {
+    if (!this.#host.active() || typeof delayMs !== "number" || !(delayMs >= 0)) return;
     if (delayMs >= this.#host.deadline() - performance.now()) return; // it could only fire after the deadline
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      if (!this.#host.active()) return;
-      this.#due.push(id);
-      this.#fireDue();
-    }, delayMs);
-    this.#timers.add(timer);
+    const at = performance.now() + delayMs;
+    if (this.#firing) {
+      this.#later = Math.min(this.#later, at);
+      return;
+    }
+    if (at >= this.#at) return;
+    clearTimeout(this.#timer);
+    this.#at = at;
+    this.#timer = setTimeout(() => this.#fire(), delayMs);
   }
 
-  #fireDue(): void {
-    if (this.#firing || this.#due.length === 0 || !this.#host.active()) return;
-    const ids = this.#due.splice(0);
+  #fire(): void {
+    this.#timer = undefined;
+    this.#at = Number.POSITIVE_INFINITY;
+    if (!this.#host.active()) return;
     const left = Math.max(1, Math.floor(this.#host.deadline() - performance.now()));
     this.#firing = true;
-    this.#host
-      .fire(ids, left)
-      .catch(() => {
+    this.#host.fire(left).then(
+      (nextMs) => this.#fired(nextMs),
+      () => {
+        this.#fired(-1);
         // A callback past the deadline or the memory limit ends the call now;
         // a detached rejection rethrown by isolated-vm does not.
         if (!this.#host.active() || performance.now() >= this.#host.deadline() - 1) this.#host.stoppedByLimit();
-      })
-      .finally(() => {
-        this.#firing = false;
-        this.#fireDue();
-      });
+      },
+    );
   }
 
-  /** Forgets every timer: the call that set them is over. */
+  #fired(nextMs: number): void {
+    this.#firing = false;
+    const later = this.#later;
+    this.#later = Number.POSITIVE_INFINITY;
+    if (later !== Number.POSITIVE_INFINITY) this.wake(Math.max(0, later - performance.now()));
+    if (nextMs >= 0) this.wake(nextMs);
+  }
+
+  /** Forgets the wake-up: the call that set the timers is over. */
   clear(): void {
-    this.#due.length = 0;
-    for (const timer of this.#timers) clearTimeout(timer);
-    this.#timers.clear();
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#at = Number.POSITIVE_INFINITY;
+    this.#later = Number.POSITIVE_INFINITY;
   }
 }

@@ -54,12 +54,14 @@ export class IsolateCache {
   }
 
   #evict(keepKey: string): void {
+    // Each kept isolate at its full size: heap, external buffers and the
+    // memory V8 does not count (ToolIsolate.footprintBytes).
     let heap = 0;
-    for (const entry of this.#entries.values()) heap += entry.heapBytes;
+    for (const entry of this.#entries.values()) heap += entry.footprintBytes;
     for (const [key, entry] of this.#entries) {
       if (this.#entries.size <= this.#options.maxIsolates && heap <= this.#options.maxHeapBytes) break;
       if (key === keepKey) continue;
-      heap -= entry.heapBytes;
+      heap -= entry.footprintBytes;
       entry.dispose();
       this.#entries.delete(key);
       this.#dropped.add(key);
@@ -71,6 +73,13 @@ export class IsolateCache {
     const dropped = [...this.#dropped];
     this.#dropped.clear();
     return dropped;
+  }
+
+  /** The kept isolates' full size together (the budget's measure). */
+  get footprintBytes(): number {
+    let bytes = 0;
+    for (const entry of this.#entries.values()) bytes += entry.footprintBytes;
+    return bytes;
   }
 
   get size(): number {

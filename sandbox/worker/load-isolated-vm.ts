@@ -5,6 +5,7 @@
  * Their typings are the same. Only sandbox workers import this file.
  */
 import { createRequire } from "node:module";
+
 // Typings resolve through tsconfig "paths" to whichever build is installed.
 import type IsolatedVM from "isolated-vm-types";
 

@@ -1,17 +1,17 @@
 /**
  * @module sandbox/worker/run-result
- * How a run inside an isolate ended, as the worker reports it, the plain
- * words it uses for each limit, and its answer to isolated-vm's
- * catastrophic-error callback.
+ * How a run inside an isolate ended, as the worker reports it (a kind
+ * decided by sandbox/shared/classify.ts, and plain words for it), and its
+ * answer to isolated-vm's catastrophic-error callback.
  */
-import type { CallLimits, Metrics, RunEnd } from "../protocol.js";
+import type { Metrics, OutcomeKind } from "../protocol.js";
 
-export type RunResult = { end: RunEnd; text?: string; message?: string; metrics: Metrics };
+export type RunResult = { kind: OutcomeKind; text?: string; message?: string; metrics: Metrics };
 
 /** A module that could not be loaded into a fresh isolate, and why. */
 export class LoadFailure {
   constructor(
-    readonly end: RunEnd,
+    readonly kind: OutcomeKind,
     readonly message: string,
   ) {}
 }
@@ -20,12 +20,15 @@ export function zeroMetrics(): Metrics {
   return { wallMs: 0, cpuMs: 0, heapBytes: 0 };
 }
 
-export function failureMessage(end: RunEnd, limits: CallLimits, error: unknown): string {
-  switch (end) {
+/** The words for a kind the worker decided (the guest's own answers carry theirs). */
+export function failureMessage(kind: OutcomeKind, limits: { timeoutMs: number; memoryMb: number }, error: unknown, what = "the tool"): string {
+  switch (kind) {
     case "timeout":
-      return `the tool ran longer than its ${limits.timeoutMs} ms limit and was stopped`;
+      return `${what} ran longer than its ${limits.timeoutMs} ms limit and was stopped`;
     case "memory":
-      return `the tool used more than its ${limits.memoryMb} MB memory limit and was stopped`;
+      return `${what} used more than its ${limits.memoryMb} MB memory limit and was stopped`;
+    case "tool_error":
+      return `corral's own code failed while answering (not counted against the tool): ${error instanceof Error ? error.message : "unknown failure"}`;
     default:
       return `the tool's isolate failed: ${error instanceof Error ? error.message : "unknown failure"}`;
   }

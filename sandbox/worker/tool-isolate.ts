@@ -1,8 +1,9 @@
 /**
  * @module sandbox/worker/tool-isolate
  * One isolate with one context holding the guest runtime and one bundle.
- * `ToolIsolate` owns the isolate, its References and the timers it lent; it
- * frees them all in `dispose()`. The isolate cache owns ToolIsolates.
+ * `ToolIsolate` owns the isolate, its References (through its GuestBridge)
+ * and the wake-up it lent; it frees them all in `dispose()`. The isolate
+ * cache owns ToolIsolates.
  *
  * Limits, first layer (the host's watchdog is the second):
  * - memory: the isolate's `memoryLimit`; isolated-vm disposes the isolate
@@ -11,14 +12,21 @@
  *   apply, the fastest way in) and a deadline timer here that disposes the
  *   isolate (async work: a promise that never settles, a chain of timers).
  *   Between entries this thread is free, so the deadline can fire.
- * Outcomes are classified from what this side knows (the deadline fired,
- * the isolate was disposed by its limit), never from text the tool wrote.
+ * - load vs call: the module's top level runs once, when the isolate is
+ *   made, under the load time limit (never a call's); its failure is the
+ *   module's load failure.
+ * This file gathers evidence only (the guest's typed answer, the clock, the
+ * disposal, the isolate's memory against its limit); sandbox/shared/classify.ts
+ * decides the kind.
  */
 import { performance } from "node:perf_hooks";
-import type { CallLimits, Metrics, RunEnd } from "../protocol.js";
+import type { CallLimits } from "../protocol.js";
+import { classify, type Evidence, type Phase } from "../shared/classify.js";
+import type { GuestAnswer, GuestApi } from "../shared/guest-api.js";
 import { ivm } from "./load-isolated-vm.js";
 import type IsolatedVM from "isolated-vm-types";
 import { compileRuntime } from "./runtime-script.js";
+import { GuestBridge, GuestContractError } from "./guest-bridge.js";
 import { GuestTimers } from "./guest-timers.js";
 import { catastrophe, failureMessage, LoadFailure, zeroMetrics, type RunResult } from "./run-result.js";
 
@@ -26,38 +34,46 @@ export { LoadFailure, type RunResult } from "./run-result.js";
 
 type Reference = IsolatedVM.Reference<unknown>;
 
-
 export type ToolIsolateOptions = {
   code: string;
   /** Shown in the tool's stack traces. */
   filename: string;
   memoryMb: number;
-  /** Limit for running the runtime and the bundle's top level. */
+  /** The load time limit: for running the runtime and the bundle's top level. */
   loadTimeoutMs: number;
+  /** "call" when a call's first use makes the isolate: a refused module is then the call's tool_error. */
+  phase?: Phase;
 };
 
 const HEAP_READ_EVERY_CALLS = 16;
+
+/**
+ * The worker's resident memory after its last slow run (process-wide: one
+ * worker, one reading). A quick call cannot grow it much and reads nothing.
+ */
+let lastResidentBytes = process.memoryUsage.rss();
 const NEAR_LIMIT = 0.9;
-/** The guest runtime writes `ok` first, so an error envelope starts so. */
-const ERROR_ENVELOPE_PREFIX = '{"ok":false';
+
+/** How the worker tells that an isolate stopped by a limit has stopped: under this share of a core over a sample. */
+const QUIET_SAMPLE_MS = 10;
+const QUIET_CPU_SHARE = 0.3;
 
 /** Extra room in the text limit for the envelope around the tool's data. */
 const ENVELOPE_SLACK_CHARS = 64 * 1024;
-
 
 export class ToolIsolate {
   readonly #isolate: IsolatedVM.Isolate;
   readonly #context: IsolatedVM.Context;
   readonly #refs: Reference[] = [];
-  #api!: { start: Reference; poll: Reference; describe: Reference; fire: Reference };
+  #guest!: GuestBridge;
   /** The call waiting for the guest's `done(seq)`, if it did not settle at once. */
-  #waiting: { seq: number; resolve: (text: unknown) => void; reject: (error: Error) => void } | undefined;
+  #waiting: { seq: number; resolve: (answer: GuestAnswer) => void; reject: (error: Error) => void } | undefined;
   #seq = 0;
-  /** Timers the guest set in the current call; cleared when the call ends. */
+  /** The one wake-up the guest's timers hold in this worker; cleared when the call ends. */
   readonly #timers = new GuestTimers({
     active: () => this.#inCall && this.alive,
     deadline: () => this.#callDeadline,
-    fire: (ids, timeoutMs) => this.#api.fire.apply(undefined, [ids], { arguments: { copy: true }, timeout: timeoutMs }),
+    fire: (timeoutMs) => this.#guest.fire(timeoutMs),
     stoppedByLimit: () => this.#failWaiting(new Error("a timer callback was stopped by a limit")),
   });
   #callDeadline = 0;
@@ -66,15 +82,21 @@ export class ToolIsolate {
   #callsSinceHeapRead = 0;
   #inCall = false;
   heapBytes = 0;
+  /**
+   * Memory this isolate holds that V8's heap statistics do not count
+   * (WebAssembly memories, mostly): the worker's resident growth over a slow
+   * run, less the heap's own growth. It never shrinks (Wasm memory does not).
+   */
+  #unseenBytes = 0;
   /** How long the last call took (the worker holds replies back only behind fast calls). */
   lastCallMs = Number.POSITIVE_INFINITY;
   readonly #memoryMb: number;
-  #loadRef: Reference | undefined;
+  #loaded = false;
 
-  private constructor(options: ToolIsolateOptions) {
-    this.#memoryMb = options.memoryMb;
+  private constructor(memoryMb: number) {
+    this.#memoryMb = memoryMb;
     this.#isolate = new ivm.Isolate({
-      memoryLimit: options.memoryMb,
+      memoryLimit: memoryMb,
       onCatastrophicError: (message) => catastrophe(message),
     });
     this.#context = this.#isolate.createContextSync();
@@ -86,9 +108,11 @@ export class ToolIsolate {
    * can do ahead of time while idle. No tool code has ever run in it.
    */
   static prepare(memoryMb: number, timeoutMs: number): ToolIsolate {
-    const tool = new ToolIsolate({ code: "", filename: "", memoryMb, loadTimeoutMs: timeoutMs });
+    const tool = new ToolIsolate(memoryMb);
     try {
       tool.#runRuntime(timeoutMs, { warm: true });
+      // What the blank costs is the runtime's, not the module's that will take it.
+      lastResidentBytes = process.memoryUsage.rss();
       return tool;
     } catch (error) {
       tool.dispose();
@@ -100,38 +124,45 @@ export class ToolIsolate {
     return this.#memoryMb;
   }
 
+  /** Whether this is a prepared isolate no module was loaded into yet. */
+  get blank(): boolean {
+    return !this.#loaded && this.alive;
+  }
+
   /**
    * Creates the isolate (or takes a prepared `blank` one of the same memory
-   * limit), runs the runtime and the bundle's top level.
+   * limit), runs the runtime and the bundle's top level, under the load
+   * time limit.
    */
   static create(options: ToolIsolateOptions, blank?: ToolIsolate): ToolIsolate | LoadFailure {
     let tool: ToolIsolate | undefined;
+    const phase = options.phase ?? "load";
     const started = performance.now();
     try {
-      if (blank !== undefined && blank.alive && blank.#memoryMb === options.memoryMb && blank.#loadRef !== undefined) {
+      if (blank !== undefined && blank.blank && blank.#memoryMb === options.memoryMb) {
         tool = blank;
       } else {
         blank?.dispose();
-        tool = new ToolIsolate(options);
+        tool = new ToolIsolate(options.memoryMb);
         tool.#runRuntime(options.loadTimeoutMs);
       }
-      const failure = tool.#loadModule(options);
-      if (failure !== undefined) {
+      const refused = tool.#loadModule(options);
+      if (refused !== undefined) {
         tool.dispose();
-        return new LoadFailure("load_error", failure);
+        return new LoadFailure(classify({ phase, answer: "module_refused" }), refused);
       }
-      tool.#updateHeap();
+      tool.#noteResidentGrowth(0);
       return tool;
     } catch (error) {
-      const end = tool === undefined ? "crash" : tool.#classifyFailure(performance.now() - started, options.loadTimeoutMs);
+      const evidence: Evidence = { phase, internal: error instanceof GuestContractError };
+      if (tool !== undefined) {
+        evidence.deadlinePassed = performance.now() - started >= options.loadTimeoutMs - 1;
+        evidence.disposedByLimit = tool.#isolate.isDisposed && !tool.#disposedByUs;
+      }
       tool?.dispose();
-      const reason =
-        end === "timeout"
-          ? `loading the module took longer than ${options.loadTimeoutMs} ms; keep its top level small`
-          : end === "memory"
-            ? `loading the module used more than ${options.memoryMb} MB`
-            : `loading the module failed: ${(error as Error).message}`;
-      return new LoadFailure(end, reason);
+      const kind = classify(evidence);
+      const limits = { timeoutMs: options.loadTimeoutMs, memoryMb: options.memoryMb };
+      return new LoadFailure(kind, `loading the module failed: ${failureMessage(kind, limits, error, "its top level")}`);
     }
   }
 
@@ -140,23 +171,19 @@ export class ToolIsolate {
     const global = this.#context.global;
     this.#keep(global as Reference);
     const lend = (global as IsolatedVM.Reference<Record<string, unknown>>).setSync.bind(global);
-    lend("__corral_schedule", new ivm.Callback((id: number, delayMs: number) => this.#timers.schedule(id, delayMs), { ignored: true }));
+    lend("__corral_wake", new ivm.Callback((delayMs: number) => this.#timers.wake(delayMs), { ignored: true }));
     lend("__corral_done", new ivm.Callback((seq: number) => this.#onDone(seq), { ignored: true }));
     const runtime = compileRuntime(this.#isolate);
-    const api = this.#keep(
-      runtime.runSync(this.#context, { reference: true, timeout: timeoutMs }) as Reference,
-    ) as IsolatedVM.Reference<Record<string, unknown>>;
+    const api = this.#keep(runtime.runSync(this.#context, { reference: true, timeout: timeoutMs }) as Reference);
     runtime.release();
-    const get = (name: string) => this.#keep(api.getSync(name, { reference: true }) as Reference);
-    this.#api = { start: get("start"), poll: get("poll"), describe: get("describe"), fire: get("fire") };
-    this.#loadRef = get("load");
-    if (options.warm === true) get("warm").applySync(undefined, [], { timeout: timeoutMs });
+    this.#guest = new GuestBridge(api as IsolatedVM.Reference<GuestApi>);
+    if (options.warm === true) this.#guest.warm(timeoutMs);
   }
 
+  /** Runs the module's top level; answers why it was refused, or undefined. */
   #loadModule(options: ToolIsolateOptions): string | undefined {
-    const load = this.#loadRef;
-    if (load === undefined) return "the corral runtime was not started in this isolate";
-    this.#loadRef = undefined; // one module per isolate, ever
+    if (this.#loaded) throw new GuestContractError("a second module was loaded into one isolate");
+    this.#loaded = true; // one module per isolate, ever
     // The wrapper sits on its own line, so the tool's line numbers stay true.
     const script = this.#isolate.compileScriptSync(`(function (module, exports, require) {\n${options.code}\n})`, {
       filename: options.filename,
@@ -164,19 +191,9 @@ export class ToolIsolate {
     });
     const factory = this.#keep(script.runSync(this.#context, { reference: true, timeout: options.loadTimeoutMs }) as Reference);
     script.release();
-    const failure = load.applySync(undefined, [factory.derefInto()], {
-      timeout: options.loadTimeoutMs,
-      result: { copy: true },
-    }) as unknown;
-    if (typeof failure !== "string") return "the corral runtime answered the load with a non-string";
-    if (failure === "") return undefined;
-    try {
-      const parsed = JSON.parse(failure) as { message?: unknown; stack?: unknown };
-      const message = typeof parsed.message === "string" ? parsed.message : "the module failed to load";
-      return typeof parsed.stack === "string" ? `${message}\n${parsed.stack}` : message;
-    } catch {
-      return "the module failed to load";
-    }
+    const answer = this.#guest.load(factory, options.loadTimeoutMs);
+    if (answer.ok) return undefined;
+    return answer.stack === undefined ? answer.message : `${answer.message}\n${answer.stack}`;
   }
 
   #keep(ref: Reference): Reference {
@@ -188,33 +205,25 @@ export class ToolIsolate {
     return !this.#isolate.isDisposed;
   }
 
-  /** The module's manifests as JSON text, under the given limits. */
+  /** The module's manifests as JSON text, under the given (load) limits. */
   describe(limits: CallLimits): Promise<RunResult> {
-    return this.#run(limits, () =>
-      this.#api.describe.applySync(undefined, [limits.maxOutputBytes], {
-        arguments: { copy: true },
-        result: { copy: true },
-        timeout: limits.timeoutMs,
-      }),
-    );
+    return this.#run("load", limits, () => this.#guest.describe(limits.maxOutputBytes, limits.timeoutMs));
   }
 
   /** One call of `tool` with `inputJson`; the envelope comes back as JSON text. */
   invoke(tool: string, inputJson: string, callId: string, limits: CallLimits): Promise<RunResult> {
-    return this.#run(limits, () => {
+    return this.#run("call", limits, () => {
       const seq = ++this.#seq;
-      const answered = this.#enter(() =>
-        this.#api.start.applySync(undefined, [seq, tool, inputJson, callId, limits.maxOutputBytes, limits.maxDepth], {
-          arguments: { copy: true },
-          result: { copy: true },
-          timeout: limits.timeoutMs,
-        }),
-      );
+      const request = { seq, tool, inputJson, callId, maxBytes: limits.maxOutputBytes, maxDepth: limits.maxDepth };
+      const started = this.#enter(() => this.#guest.start(request, limits.timeoutMs));
       // A tool that answered at once answered in that same entry.
-      if (typeof answered === "string" && answered !== "") return answered;
-      const text = this.#enter(() => this.#poll(seq)) ?? "";
-      if (text !== "") return text;
-      return new Promise<unknown>((resolve, reject) => {
+      if (started !== undefined && started !== null) return started;
+      const polled = this.#enter(() => this.#poll(seq));
+      if (polled !== undefined && polled !== "pending") {
+        if (polled === null) throw new GuestContractError("the call was neither answered nor waiting");
+        return polled;
+      }
+      return new Promise<GuestAnswer>((resolve, reject) => {
         this.#waiting = { seq, resolve, reject };
       });
     });
@@ -225,20 +234,21 @@ export class ToolIsolate {
    * alive and time is left) is not the end of the call: isolated-vm rethrows
    * an unhandled rejection of the guest as the entry's error, and a tool's
    * detached promise must not fail a call that answers normally. The call
-   * goes on; if it never answers, the deadline ends it.
+   * goes on (poll says whether it answered or waits). A broken contract is
+   * corral's own failure and ends it at once.
    */
   #enter<T>(entry: () => T): T | undefined {
     try {
       return entry();
     } catch (error) {
-      if (!this.alive || performance.now() >= this.#callDeadline - 1) throw error;
+      if (error instanceof GuestContractError || !this.alive || performance.now() >= this.#callDeadline - 1) throw error;
       return undefined;
     }
   }
 
-  #poll(seq: number): unknown {
+  #poll(seq: number): GuestAnswer | "pending" | null {
     const left = Math.max(1, Math.floor(this.#callDeadline - performance.now()));
-    return this.#api.poll.applySync(undefined, [seq], { arguments: { copy: true }, result: { copy: true }, timeout: left });
+    return this.#guest.poll(seq, left);
   }
 
   /** The guest's call settled after waiting on timers or promises. */
@@ -247,28 +257,31 @@ export class ToolIsolate {
     if (waiting === undefined || waiting.seq !== seq || !this.alive) return;
     this.#waiting = undefined;
     try {
-      const text = this.#enter(() => this.#poll(waiting.seq));
-      if (text === undefined || text === "") this.#waiting = waiting;
-      else waiting.resolve(text);
+      const polled = this.#enter(() => this.#poll(waiting.seq));
+      if (polled === undefined || polled === "pending") this.#waiting = waiting;
+      else if (polled === null) waiting.reject(new GuestContractError("the call said it settled but has no answer"));
+      else waiting.resolve(polled);
     } catch (error) {
       waiting.reject(error as Error);
     }
   }
 
-  async #run(limits: CallLimits, enter: () => unknown): Promise<RunResult> {
-    if (!this.alive) return { end: "crash", message: "the isolate is gone", metrics: zeroMetrics() };
+  async #run(phase: Phase, limits: CallLimits, enter: () => GuestAnswer | Promise<GuestAnswer>): Promise<RunResult> {
+    if (!this.alive) return { kind: "crash", message: "the isolate is gone", metrics: zeroMetrics() };
     const started = performance.now();
     const cpuBefore = this.#cpuNs();
     this.#callDeadline = started + limits.timeoutMs;
     this.#inCall = true;
     let timedOut = false;
+    let asyncEntry = false;
     // Synchronous entries carry their own timeout; only a call left waiting
     // on timers or promises needs this timer.
     let deadline: NodeJS.Timeout | undefined;
     let result: RunResult;
     try {
-      let text = enter();
-      if (text instanceof Promise) {
+      let answer = enter();
+      if (answer instanceof Promise) {
+        asyncEntry = true;
         deadline = setTimeout(
           () => {
             timedOut = true;
@@ -276,57 +289,72 @@ export class ToolIsolate {
           },
           Math.max(0, this.#callDeadline - performance.now()),
         );
-        text = await text;
+        answer = await answer;
       }
-      if (typeof text !== "string") {
-        result = { end: "crash", message: "the corral runtime answered with a non-string", metrics: zeroMetrics() };
-      } else if (text.length > limits.maxOutputBytes + ENVELOPE_SLACK_CHARS) {
-        result = { end: "output_too_large", message: `the result is larger than ${limits.maxOutputBytes} bytes`, metrics: zeroMetrics() };
-      } else if (text.startsWith(ERROR_ENVELOPE_PREFIX) && this.#nearMemoryLimit(limits.memoryMb)) {
-        // The tool failed with its isolate full: an allocation was refused at
-        // the limit (isolated-vm refuses ArrayBuffers past memoryLimit with a
-        // RangeError and leaves the isolate alive). That is the memory limit
-        // stopping it, whatever the tool made of the refusal.
-        result = { end: "memory", message: failureMessage("memory", limits, undefined), metrics: zeroMetrics() };
-      } else {
-        result = { end: "completed", text, metrics: zeroMetrics() };
+      const evidence: Evidence = { phase, answer: answer.kind, oversized: answer.text.length > limits.maxOutputBytes + ENVELOPE_SLACK_CHARS };
+      // A failure answered with the isolate full may be the limit refusing an
+      // allocation (isolated-vm refuses ArrayBuffers past memoryLimit with a
+      // RangeError and leaves the isolate alive): the guest says whether V8
+      // refused, this side whether the isolate was at its limit.
+      if (answer.kind !== "ok" && answer.refused === true) {
+        evidence.allocationRefused = true;
+        evidence.nearLimit = this.#updateHeap() >= limits.memoryMb * 1024 * 1024 * NEAR_LIMIT;
       }
+      const kind = classify(evidence);
+      if (kind === answer.kind) result = { kind, text: answer.text, metrics: zeroMetrics() };
+      // A describe the guest could not make: its words are the module's load error.
+      else if (kind === "compile_error") result = { kind, message: answer.text, metrics: zeroMetrics() };
+      else if (kind === "output_too_large") result = { kind, message: `the result is larger than ${limits.maxOutputBytes} bytes`, metrics: zeroMetrics() };
+      else result = { kind, message: failureMessage(kind, limits, undefined), metrics: zeroMetrics() };
     } catch (error) {
-      const wallMs = performance.now() - started;
-      const end = timedOut ? "timeout" : this.#classifyFailure(wallMs, limits.timeoutMs);
-      result = { end, message: failureMessage(end, limits, error), metrics: zeroMetrics() };
+      const kind = classify({
+        phase,
+        deadlinePassed: timedOut || performance.now() - started >= limits.timeoutMs - 1,
+        disposedByLimit: this.#isolate.isDisposed && !this.#disposedByUs,
+        internal: error instanceof GuestContractError || this.alive,
+      });
+      result = { kind, message: failureMessage(kind, limits, error), metrics: zeroMetrics() };
     } finally {
       clearTimeout(deadline);
       this.#endCall();
     }
-    if (result.end !== "completed" && result.end !== "output_too_large") this.dispose();
+    // An isolate whose run did not end in an answer is not reused.
+    if (result.text === undefined && result.kind !== "output_too_large") this.dispose();
+    // Only an asynchronous entry can outlive its call (a synchronous one holds this thread).
+    if (asyncEntry && (result.kind === "timeout" || result.kind === "memory")) await this.#quiet();
+    const heapBefore = this.heapBytes;
+    const wallMs = performance.now() - started;
     result.metrics = {
-      wallMs: performance.now() - started,
+      wallMs,
       cpuMs: Math.max(0, Number(this.#cpuNs() - cpuBefore) / 1e6),
-      heapBytes: this.#heapAfter(performance.now() - started),
+      heapBytes: this.#heapAfter(wallMs),
     };
+    if (wallMs > 1 && this.alive) this.#noteResidentGrowth(heapBefore);
     // An isolate left near its limit is not kept warm: its next call would
     // start out of room. (A call that filled it was slow, so the reading is fresh.)
     if (this.alive && this.heapBytes >= limits.memoryMb * 1024 * 1024 * NEAR_LIMIT) this.dispose();
     return result;
   }
 
-  /** Heap plus ArrayBuffer memory at 90% of the limit or more (a fresh reading). */
-  #nearMemoryLimit(memoryMb: number): boolean {
-    return this.#updateHeap() >= memoryMb * 1024 * 1024 * NEAR_LIMIT;
+  /**
+   * Resolves once nothing of a call stopped by a limit runs any more. The
+   * isolate is disposed, but native work reached from a timer or a
+   * continuation (a huge TypedArray sort, a regexp compile) ignores that and
+   * runs on in the isolate's thread, where no promise tells when it ends; this
+   * process's CPU time does. The call is answered only once this process is
+   * quiet, so the host's watchdog, still timing that call, stops what will
+   * not stop and charges it, never the call that comes next.
+   */
+  async #quiet(): Promise<void> {
+    for (;;) {
+      const before = process.cpuUsage();
+      await new Promise((resolve) => setTimeout(resolve, QUIET_SAMPLE_MS));
+      const used = process.cpuUsage(before);
+      if ((used.user + used.system) / 1000 < QUIET_SAMPLE_MS * QUIET_CPU_SHARE) return;
+    }
   }
 
-  /** A throw from isolated-vm: which limit, if any, did it come from? */
-  #classifyFailure(wallMs: number, timeoutMs: number): RunEnd {
-    // The clock first: a tool still running past its time limit reached that
-    // limit before any memory disposal that came later (termination can lag,
-    // e.g. in a microtask flood that also grows the heap).
-    if (wallMs >= timeoutMs - 1) return "timeout";
-    if (this.#isolate.isDisposed && !this.#disposedByUs) return "memory";
-    return "crash";
-  }
-
-  /** The guest forgot its timers when it handed over the envelope; forget ours. */
+  /** The guest forgot its timers when it handed over the answer; forget ours. */
   #endCall(): void {
     this.#inCall = false;
     this.#timers.clear();
@@ -356,6 +384,20 @@ export class ToolIsolate {
     return this.heapBytes;
   }
 
+  /** The full size the worker's budget counts this isolate at: heap, external buffers and unseen memory. */
+  get footprintBytes(): number {
+    return this.heapBytes + this.#unseenBytes;
+  }
+
+  /** After a slow run (or the load): charges the resident growth the heap does not explain to this isolate. */
+  #noteResidentGrowth(heapBefore: number): void {
+    const heapAfter = this.#updateHeap();
+    const resident = process.memoryUsage.rss();
+    const grown = resident - lastResidentBytes;
+    lastResidentBytes = resident;
+    this.#unseenBytes += Math.max(0, grown - Math.max(0, heapAfter - heapBefore));
+  }
+
   #updateHeap(): number {
     if (!this.alive) return this.heapBytes;
     try {
@@ -379,6 +421,7 @@ export class ToolIsolate {
     this.#cpuNs();
     this.#disposedByUs = true;
     this.#timers.clear();
+    this.#guest?.release();
     for (const ref of this.#refs) {
       try {
         ref.release();

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { sha256 } from "../compile/bundle.js";
 import type { BuiltinAnswer, CatalogEntry } from "../registry/index.js";
 import type { Manifest } from "../registry/manifest.js";
+import { trimSchema } from "../registry/json-schema.js";
 
 export const BUILTIN_SOURCE = "host:corral";
 
@@ -21,7 +22,7 @@ export type BuiltinDefinition<I extends z.ZodObject> = {
 };
 
 export function builtinEntry<I extends z.ZodObject>(definition: BuiltinDefinition<I>): CatalogEntry {
-  const inputSchema = z.toJSONSchema(definition.input) as Record<string, unknown>;
+  const inputSchema = trimSchema(z.toJSONSchema(definition.input, { io: "input" }) as Record<string, unknown>);
   return {
     source: BUILTIN_SOURCE,
     version: sha256(`corral builtin ${definition.name}`),

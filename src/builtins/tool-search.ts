@@ -10,7 +10,8 @@ import { builtinEntry } from "./builtin.js";
 
 export const TOOL_SEARCH = "tool_search";
 
-export function toolSearchTool(deferred: () => CatalogEntry[]): CatalogEntry {
+/** `isQuarantined`: a quarantined source's tools are never offered. */
+export function toolSearchTool(entries: () => CatalogEntry[], isQuarantined: (source: string) => boolean): CatalogEntry {
   return builtinEntry({
     name: TOOL_SEARCH,
     description:
@@ -21,7 +22,7 @@ export function toolSearchTool(deferred: () => CatalogEntry[]): CatalogEntry {
     }),
     exposure: "direct",
     async run({ query, limit }) {
-      const found = searchDeferred(deferred(), query, limit ?? 5);
+      const found = searchDeferred(entries(), query, limit ?? 5, isQuarantined);
       if (found.length === 0) {
         return { ok: true, text: `No tool matches "${query}". Try other keywords.`, structured: { tools: [] } };
       }

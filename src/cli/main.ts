@@ -22,6 +22,7 @@ import {
   checkCommand,
   demoCommand,
   listCommand,
+  MCP_TOKEN_ENV,
   parseUntil,
   quarantineCommand,
   releaseCommand,
@@ -148,6 +149,37 @@ With --json, prints the ToolResult (or the failed LoadResult) on stdout.`,
     .command("demo")
     .description("run the bundled plugins and two runaway agent-written tools through one host (npm start)")
     .action(async (_options: unknown, command: Command) => perform(command, (context) => demoCommand(context)));
+
+  program
+    .command("mcp")
+    .description("serve tools to MCP clients (desktop and IDE agents) over stdio, or Streamable HTTP with --http")
+    .argument("[paths...]", "tool files, plugin folders or folders of plugins (default: the bundled plugins)")
+    .option("--http", "serve Streamable HTTP at /mcp instead of stdio")
+    .option("--port <n>", "the HTTP port (default: any free one, printed)", parseCount)
+    .option("--host <address>", "the HTTP address to bind (default 127.0.0.1; anything else exposes the tools to the network)", parseNonEmpty("an address"))
+    .option("--token <token>", `the bearer token HTTP clients must send (default: $${MCP_TOKEN_ENV}, else a random one, printed)`, parseNonEmpty("a token"))
+    .option("--workers <n>", "sandbox worker processes (default 2)", parsePositive("workers"))
+    .addHelpText(
+      "after",
+      `
+Over stdio, stdout carries only MCP messages; logs and progress go to stderr.
+Over HTTP, requests need "Authorization: Bearer <token>" and a Host (and Origin, if any)
+naming this server on a loopback address.`,
+    )
+    .action(async (paths: string[], options: { http?: boolean; port?: number; host?: string; token?: string; workers?: number }, command: Command) =>
+      perform(command, async (context) => {
+        const token = options.token ?? (process.env[MCP_TOKEN_ENV] || undefined);
+        // Loaded here: the MCP SDK would slow every other command's start.
+        const { mcpCommand } = await import("./commands/mcp.js");
+        return mcpCommand(paths, {
+          http: options.http === true,
+          workers: Math.floor(options.workers ?? 2),
+          ...(options.port !== undefined ? { port: options.port } : {}),
+          ...(options.host !== undefined ? { host: options.host } : {}),
+          ...(token !== undefined ? { token } : {}),
+        }, context);
+      }),
+    );
 
   addLedgerCommands(program, perform);
 

@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { CorralError } from "../errors.js";
+import { POSTGRES_URL } from "../ledger/postgres-connection.js";
 
 export const DASHBOARD_DEFAULTS = {
   /** 0: any free port, printed. @default 0 */
@@ -44,6 +45,13 @@ export function resolveDashboardOptions(options: unknown): ResolvedDashboardOpti
     throw new CorralError("invalid_options", `dashboard options are invalid: ${detail}`, { issues: parsed.error.issues });
   }
   const given = parsed.data;
+  if (POSTGRES_URL.test(given.ledger)) {
+    // Not echoed: the URL may hold a password.
+    throw new CorralError(
+      "invalid_options",
+      "the dashboard reads SQLite ledger files only so far, not a PostgreSQL ledger (docs/dashboard.md says what its port needs); run it on a SQLite ledger",
+    );
+  }
   return {
     ledger: given.ledger,
     port: given.port ?? DASHBOARD_DEFAULTS.port,

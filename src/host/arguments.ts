@@ -8,10 +8,12 @@
  */
 import { statSync } from "node:fs";
 import { z } from "zod";
+import type { Context } from "@opentelemetry/api";
 import { Scope } from "../../sandbox/protocol.js";
 import { checkArgument } from "../arguments/check.js";
 import type { HostEventListener } from "../events.js";
-import type { AuthorRequest, CallOptions, LoadRequest } from "./types.js";
+import { Caller } from "../registry/caller.js";
+import type { AuthorRequest, CallOptions, DeclarationOptions, LoadRequest } from "./types.js";
 
 const Text = z.string();
 const Path = z.string().min(1, "a path is not empty");
@@ -28,18 +30,26 @@ const LoadRequestSchema = z.union([
 const AuthorRequestSchema = z.strictObject({ agent: Text, code: Text });
 
 const AbortSignalSchema = z.custom<AbortSignal>((value) => value instanceof AbortSignal, "an AbortSignal");
+const CallerSchema = z.custom<Caller>((value) => value instanceof Caller, "a Caller (createCaller())");
+// An OpenTelemetry Context is an interface (getValue, setValue, deleteValue), not a class.
+const ContextSchema = z.custom<Context>(
+  (value) => typeof value === "object" && value !== null && typeof (value as { getValue?: unknown }).getValue === "function",
+  "an OpenTelemetry Context",
+);
 export const CallOptionsSchema = z.strictObject({
   signal: AbortSignalSchema.optional(),
   scope: Scope.optional(),
+  caller: CallerSchema.optional(),
   timeoutMs: Positive.optional(),
   memoryMb: Positive.optional(),
+  traceContext: ContextSchema.optional(),
 });
 
 const IterableOfNames = z.custom<Iterable<string>>(
   (value) => typeof value === "string" || (typeof value === "object" && value !== null && typeof (value as { [Symbol.iterator]?: unknown })[Symbol.iterator] === "function"),
   "an iterable of tool names",
 );
-const DeclarationsOptions = z.strictObject({ activated: IterableOfNames.optional() });
+const DeclarationsOptions = z.strictObject({ caller: CallerSchema.optional(), activated: IterableOfNames.optional() });
 
 const QuarantineOptions = z.strictObject({
   reason: Text,
@@ -64,11 +74,14 @@ export const hostArguments = {
   },
   call(name: unknown, options: unknown): CallOptions {
     checkArgument("host.call(name, input, options)", "name", Text, name, "a tool's name");
-    return checkArgument("host.call(name, input, options)", "options", CallOptionsSchema.optional(), options, "{ signal?, scope?, timeoutMs?, memoryMb? }") ?? {};
+    return checkArgument("host.call(name, input, options)", "options", CallOptionsSchema.optional(), options, "{ signal?, scope?, caller?, timeoutMs?, memoryMb?, traceContext? }") ?? {};
   },
-  declarations(options: unknown): { activated?: Iterable<string> } {
-    const parsed = checkArgument("host.declarations(options)", "options", DeclarationsOptions.optional(), options, "{ activated?: an iterable of tool names }") ?? {};
-    return parsed.activated === undefined ? {} : { activated: parsed.activated };
+  declarations(options: unknown): DeclarationOptions {
+    const parsed = checkArgument("host.declarations(options)", "options", DeclarationsOptions.optional(), options, "{ caller?, activated?: an iterable of tool names }") ?? {};
+    const declared: DeclarationOptions = {};
+    if (parsed.caller !== undefined) declared.caller = parsed.caller;
+    if (parsed.activated !== undefined) declared.activated = parsed.activated;
+    return declared;
   },
   on(listener: unknown): HostEventListener {
     return checkArgument("host.on(listener)", "listener", Listener, listener, "a function");

@@ -3,7 +3,7 @@
  * One call, one path, never a throw for a tool's failure:
  *
  * ```
- * resolve (own keys) ─▶ input → JSON ─▶ quarantined? ─▶ effect policy ─▶ gate
+ * resolve (own keys; reachable by the caller?) ─▶ input → JSON ─▶ quarantined? ─▶ effect policy ─▶ gate
  *   (may take long; no clock runs) ─▶ admission (busy?) ─▶ tool_running
  *   ─▶ run: sandbox (pool) or built-in ─▶ ToolResult ─▶ ledger.record
  *   (awaited for a strike; queued and written behind for other outcomes
@@ -11,7 +11,8 @@
  * ```
  * Every step that fails makes a ToolFailure with its outcome kind. Every call
  * that reached a source is recorded in the ledger, refused ones included (a
- * refusal is not a strike).
+ * refusal is not a strike). A tool the caller may not reach is resolved as
+ * no tool at all: same `unknown_tool` text, nothing recorded, nothing run.
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
@@ -21,7 +22,7 @@ import type { EventHub } from "../events.js";
 import { askGate, decideEffects, type BeforeToolCall, type EffectDecision, type GateCall, type ResolvedEffectPolicy } from "../gate/index.js";
 import { isStrike, type Ledger } from "../ledger/index.js";
 import type { Admission, SandboxPool } from "../pool/index.js";
-import type { Catalog, CatalogEntry } from "../registry/index.js";
+import { mayReach, type Caller, type Catalog, type CatalogEntry } from "../registry/index.js";
 import type { CallSpan, Telemetry } from "../telemetry/index.js";
 import { checkSourceId } from "../registry/source.js";
 import type { ErrorKind, OutcomeKind, ToolResult } from "../result.js";
@@ -52,16 +53,22 @@ export async function runCall(deps: CallDeps, name: string, input: unknown, opti
   const callId = randomUUID();
   const started = performance.now();
   const tool = String(name).slice(0, 64);
-  const entry = typeof name === "string" ? deps.catalog.get(name) : undefined;
+  const entry = typeof name === "string" ? reachable(deps.catalog.get(name), options.caller) : undefined;
   const span = deps.telemetry.startCall(tool, callId, options.traceContext);
   deps.events.emit({ type: "tool_execution_start", callId, tool, ...(entry ? { source: entry.source } : {}), at: Date.now() });
   const result = entry === undefined
     ? failure({ tool, callId }, "unknown_tool", `there is no tool named "${tool}"; the tools are listed by host.tools()`)
     : await runEntry(deps, entry, input, options, { tool, callId, source: entry.source, version: entry.version }, span);
   if (result.metrics.wallMs === 0) result.metrics = { ...result.metrics, wallMs: performance.now() - started };
-  await finish(deps, result, entry, input);
+  if (options.caller !== undefined && entry?.runner.kind === "builtin" && result.ok) options.caller.activate(result.control?.add_tools ?? []);
+  await finish(deps, result, entry, input, options.caller);
   span.end(result);
   return result;
+}
+
+/** Model callers reach only what their exposure rule lets them; the embedding program reaches all. */
+function reachable(entry: CatalogEntry | undefined, caller: Caller | undefined): CatalogEntry | undefined {
+  return entry === undefined || caller === undefined || mayReach(entry.manifest, caller) ? entry : undefined;
 }
 
 async function runEntry(deps: CallDeps, entry: CatalogEntry, input: unknown, options: CallOptions, info: CallInfo, span: CallSpan): Promise<ToolResult> {
@@ -133,7 +140,7 @@ async function runSandboxed(deps: CallDeps, entry: CatalogEntry, inputJson: stri
   // A scope's calls are routed by the scope's own key, so each scope's warm
   // isolate has its home; a fresh call by the key without scope, where an
   // isolate no call has used yet (a describe's) may wait for it.
-  const key = isolateKey(entry.runner.bundle.hash, limits.memoryMb, entry.manifest.name, fresh ? "" : scope);
+  const key = isolateKey(entry.runner.bundle, limits.memoryMb, entry.manifest.name, fresh ? "" : scope);
   const outcome = await deps.pool.run(task, limits, key, options.signal);
   if (!outcome.ok) {
     if (outcome.kind === "crash" || outcome.kind === "memory") {
@@ -144,8 +151,10 @@ async function runSandboxed(deps: CallDeps, entry: CatalogEntry, inputJson: stri
   const reply = outcome.reply;
   if (reply.type !== "call") return failure(info, "crash", "the sandbox worker answered a call with a load reply");
   const withMetrics = { ...info, metrics: reply.metrics, warm: reply.warm };
-  if (reply.end !== "completed" || reply.envelopeJson === undefined) {
-    const kind: ErrorKind = reply.end === "load_error" ? "tool_error" : reply.end === "completed" ? "crash" : reply.end;
+  // The worker classified the call (sandbox/shared/classify.ts); the
+  // envelope, when the guest's answer stood, carries its data and words.
+  if (reply.envelopeJson === undefined) {
+    const kind: ErrorKind = reply.kind === "ok" ? "crash" : reply.kind;
     return failure(withMetrics, kind, reply.message ?? "the call failed");
   }
   return fromEnvelope(withMetrics, reply.envelopeJson, deps.channels);
@@ -173,14 +182,14 @@ async function runBuiltin(
   return result;
 }
 
-async function finish(deps: CallDeps, result: ToolResult, entry: CatalogEntry | undefined, input: unknown): Promise<void> {
+async function finish(deps: CallDeps, result: ToolResult, entry: CatalogEntry | undefined, input: unknown, caller: Caller | undefined): Promise<void> {
   const outcome = result.ok ? "ok" : result.error.kind;
   if (entry !== undefined) {
     // A strike is committed before its result returns (SECURITY.md, promise 5). By
     // default any other outcome is written behind: its record is queued now, in call
     // order, and commits with a later group commit while the caller has its answer.
     const waits = deps.commitBeforeResult === "all" || isStrike(outcome);
-    const recorded = record(deps, result, entry, outcome, !waits);
+    const recorded = record(deps, result, entry, outcome, !waits, caller);
     if (waits) await recorded;
   }
   deps.logger.info(
@@ -190,6 +199,7 @@ async function finish(deps: CallDeps, result: ToolResult, entry: CatalogEntry | 
       source: result.source,
       version: result.version,
       callId: result.callId,
+      ...(caller !== undefined ? { caller: caller.id } : {}),
       outcome,
       wallMs: Math.round(result.metrics.wallMs * 100) / 100,
       cpuMs: Math.round(result.metrics.cpuMs * 100) / 100,
@@ -202,7 +212,7 @@ async function finish(deps: CallDeps, result: ToolResult, entry: CatalogEntry | 
 }
 
 /** Queues the call's record at once (so records keep call order); settles once it has committed, never rejects. */
-function record(deps: CallDeps, result: ToolResult, entry: CatalogEntry, outcome: OutcomeKind, writeBehind: boolean): Promise<void> {
+function record(deps: CallDeps, result: ToolResult, entry: CatalogEntry, outcome: OutcomeKind, writeBehind: boolean, caller: Caller | undefined): Promise<void> {
   // Ledger.record is async: a bad record or a closed ledger rejects, it never throws here.
   return deps.ledger
     .record({
@@ -215,6 +225,7 @@ function record(deps: CallDeps, result: ToolResult, entry: CatalogEntry, outcome
       cpuMs: result.metrics.cpuMs,
       heapBytes: result.metrics.heapBytes,
       ...(result.ok ? {} : { message: result.error.message }),
+      ...(caller !== undefined ? { caller: caller.id } : {}),
     }, { writeBehind })
     .then(
       (applied) => deps.quarantine.learn(applied.state),

@@ -26,7 +26,7 @@ import { Telemetry, type LoadSummary } from "../telemetry/index.js";
 import { runCall, type CallDeps } from "./call-path.js";
 import { Loader } from "./loader.js";
 import { QuarantineView } from "./quarantine-view.js";
-import type { AuthorRequest, CallOptions, Host, LoadRequest, LoadResult, ToolDeclaration, ToolInfo } from "./types.js";
+import type { AuthorRequest, CallOptions, DeclarationOptions, Host, LoadRequest, LoadResult, ToolDeclaration, ToolInfo } from "./types.js";
 
 const AGENT_ID = /^[A-Za-z0-9_.-]{1,128}$/;
 
@@ -122,7 +122,7 @@ class CorralHost implements Host {
   }
 
   #registerBuiltins(): void {
-    const builtins: CatalogEntry[] = [toolSearchTool(() => this.#catalog.list())];
+    const builtins: CatalogEntry[] = [toolSearchTool(() => this.#catalog.list(), (source) => this.#quarantine.isQuarantined(source))];
     if (this.#options.createTool !== undefined) {
       const { agent, exposure } = this.#options.createTool;
       builtins.push(createToolTool(exposure ?? "hidden", (code) => this.author({ agent, code })));
@@ -180,6 +180,7 @@ class CorralHost implements Host {
       if (!(error instanceof CorralError && error.code === "ledger_unavailable")) throw error;
       this.#logger.warn({ event: "load", source: result.source, err: error.message }, "the ledger could not record the load");
     }
+    this.#events.emit({ type: "tools_changed", source: result.source, tools: tools.map((tool) => tool.name), at: Date.now() });
     this.#logger.info({ event: "load", source: result.source, version: result.version, tools: tools.map((t) => t.name), cached: result.cached, manifestsFrom: result.manifestsFrom }, "source loaded");
     return { ...result, tools };
   }
@@ -199,8 +200,8 @@ class CorralHost implements Host {
     const tool = entry.manifest.name;
     const warm = this.#pool.warmAhead({ type: "warm", bundle: entry.runner.bundle, tool, limits: this.#limits(entry, {}) });
     void warm?.then((outcome) => {
-      const end = outcome.ok ? outcome.reply.end : outcome.kind;
-      if (end !== "completed") this.#logger.debug({ event: "warm_ahead", source, tool, end }, "the tool's isolate was not built ahead; its first call builds it");
+      const kind = outcome.ok ? outcome.reply.kind : outcome.kind;
+      if (kind !== "ok") this.#logger.debug({ event: "warm_ahead", source, tool, kind }, "the tool's isolate was not built ahead; its first call builds it");
     });
   }
 
@@ -221,11 +222,11 @@ class CorralHost implements Host {
     return this.#catalog.list().map((entry) => this.#info(entry));
   }
 
-  declarations(given?: { activated?: Iterable<string> }): ToolDeclaration[] {
+  declarations(given?: DeclarationOptions): ToolDeclaration[] {
     this.#assertAlive();
     const options = hostArguments.declarations(given);
     const entries = this.#catalog.list();
-    const activated = new Set(options.activated ?? []);
+    const activated = new Set([...(options.caller?.activated ?? []), ...(options.activated ?? [])]);
     const waiting = entries.some((entry) => entry.manifest.exposure === "deferred" && !activated.has(entry.manifest.name) && !this.#quarantine.isQuarantined(entry.source));
     // tool_search is declared only while deferred tools wait to be found.
     return declare(entries, (source) => this.#quarantine.isQuarantined(source), activated).filter((d) => d.name !== TOOL_SEARCH || waiting);

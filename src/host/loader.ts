@@ -11,7 +11,7 @@ import type { BundleCache, CompileResult } from "../compile/index.js";
 import type { SandboxPool } from "../pool/index.js";
 import { checkManifests, type Catalog, type CatalogEntry, type Manifest, type ManifestCache, type ManifestOrigin } from "../registry/index.js";
 import { checkSourceId, pluginSourceId, resolvePluginPath } from "../registry/source.js";
-import type { Diagnostic } from "../result.js";
+import type { Diagnostic, OutcomeKind } from "../result.js";
 import type { LoadFailureKind, LoadRequest, LoadResult } from "./types.js";
 
 export type LoaderDeps = {
@@ -96,10 +96,9 @@ export class Loader {
     }
     const reply = outcome.reply;
     if (reply.type !== "describe") return { ok: false, kind: "crash", message: "the sandbox worker answered a load with a call reply" };
-    if (reply.end === "load_error") return { ok: false, kind: "compile_error", message: reply.message ?? "the module failed to load" };
-    if (reply.end !== "completed" || reply.manifestsJson === undefined) {
-      const kind = reply.end === "timeout" || reply.end === "memory" ? reply.end : "crash";
-      return { ok: false, kind, message: reply.message ?? "describing the module's tools failed" };
+    // The worker classified the load (sandbox/shared/classify.ts).
+    if (reply.kind !== "ok" || reply.manifestsJson === undefined) {
+      return { ok: false, kind: loadFailureKind(reply.kind), message: reply.message ?? "describing the module's tools failed" };
     }
     const checked = checkManifests(reply.manifestsJson);
     if (!checked.ok) return { ok: false, kind: "compile_error", message: checked.message };
@@ -107,6 +106,11 @@ export class Loader {
     this.#deps.manifests.set(bundle.hash, checked.manifests);
     return { ok: true, manifests: checked.manifests, origin: "worker" };
   }
+}
+
+/** A load answers only load kinds: anything else the worker said (its own failure) reads as the module's compile_error. */
+function loadFailureKind(kind: OutcomeKind): LoadFailureKind {
+  return kind === "timeout" || kind === "memory" || kind === "crash" || kind === "compile_error" ? kind : "compile_error";
 }
 
 export function formatDiagnostics(diagnostics: Diagnostic[]): string {

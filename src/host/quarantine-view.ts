@@ -29,6 +29,8 @@ export class QuarantineView {
   /** The change counter as last read, and when (see #changesElsewhere). */
   #counterRead: number | undefined;
   #counterReadAt = Number.NEGATIVE_INFINITY;
+  /** The change counter when the last refresh read every state. */
+  #refreshedAt: number | undefined;
   readonly #timer: NodeJS.Timeout;
   readonly #now: () => number;
 
@@ -94,12 +96,22 @@ export class QuarantineView {
     return count;
   }
 
+  /**
+   * Reads every source's state again, unless the store tells it nothing
+   * changed elsewhere since the last refresh: this host's own changes it has
+   * learnt already, and an end of quarantine isQuarantined() sees by itself.
+   * (With PostgreSQL, each host would otherwise read the whole ledger every
+   * few seconds.)
+   */
   async refresh(): Promise<void> {
     if (!this.#ledger.alive) return;
+    const counter = this.#ledger.changesElsewhere();
+    if (counter !== undefined && counter === this.#refreshedAt) return;
     const rows = await this.#ledger.summary();
     this.#states.clear();
     this.#known.clear();
     this.#counter = undefined;
+    this.#refreshedAt = counter;
     for (const row of rows) this.learn(row.state);
   }
 

@@ -3,7 +3,7 @@
  * The public shapes of the host: what load, author and call take and answer,
  * and the Host itself.
  */
-import type { Manifest, ManifestOrigin } from "../registry/index.js";
+import type { Caller, Manifest, ManifestOrigin } from "../registry/index.js";
 import type { Diagnostic, ErrorKind, ToolResult } from "../result.js";
 import type { HostEventListener } from "../events.js";
 import type { Context } from "@opentelemetry/api";
@@ -64,6 +64,14 @@ export type CallOptions = {
    * scope's call. @default "" (the default scope)
    */
   scope?: string;
+  /**
+   * Who the call is made for, when not the embedding program itself: a model
+   * (the loop, the MCP server, the adapters) or a Code Mode script. With a
+   * caller, a tool it may not reach (hidden, codemode, deferred and not yet
+   * found, create_tool unless exposed) answers `unknown_tool` exactly as a
+   * name that does not exist, and nothing runs. Without one, any tool.
+   */
+  caller?: Caller;
   /** Lower this call's time limit (never above the host's maximum). */
   timeoutMs?: number;
   memoryMb?: number;
@@ -73,6 +81,13 @@ export type CallOptions = {
    * active context.
    */
   traceContext?: Context;
+};
+
+export type DeclarationOptions = {
+  /** Declares the deferred tools this caller activated (tool_search found them for it). */
+  caller?: Caller;
+  /** More deferred tool names to declare, chosen by the embedding program. */
+  activated?: Iterable<string>;
 };
 
 export type Host = {
@@ -85,7 +100,7 @@ export type Host = {
   call(name: string, input: unknown, options?: CallOptions): Promise<ToolResult>;
   tools(): ToolInfo[];
   /** Tools to declare to a model: direct and model_only, minus quarantined, plus activated deferred ones. */
-  declarations(options?: { activated?: Iterable<string> }): ToolDeclaration[];
+  declarations(options?: DeclarationOptions): ToolDeclaration[];
   /** Adds an event listener; the returned function removes it. */
   on(listener: HostEventListener): () => void;
   /** The ledger, for operators. */

@@ -41,7 +41,7 @@ export class MemoryLedgerStore implements LedgerStore {
     const strike = isStrike(call.outcome);
     const kept = entry?.strikes ?? [];
     const strikes = strike
-      ? [{ at: call.at, tool: call.tool, version: call.version, callId: call.callId, outcome: call.outcome, message: call.message ?? "" }, ...kept].slice(0, options.keepStrikes)
+      ? [{ at: call.at, tool: call.tool, version: call.version, callId: call.callId, outcome: call.outcome, message: call.message ?? "", ...(call.caller !== undefined ? { caller: call.caller } : {}) }, ...kept].slice(0, options.keepStrikes)
       : kept;
     const applied = options.decide(state, strike ? strikes.map((s) => s.at) : []);
 

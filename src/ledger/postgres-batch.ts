@@ -68,7 +68,7 @@ async function countRun(client: PoolClient, sql: PostgresSql, run: readonly Batc
   ]);
   if (!strike) return [];
   const keep = (run[0] as BatchItem).options.keepStrikes;
-  const before = await client.query<{ at: number }>(sql.keepStrike, [call.source, call.tool, call.version, call.callId, call.outcome, call.message ?? "", call.at, keep - 1]);
+  const before = await client.query<{ at: number }>(sql.keepStrike, [call.source, call.tool, call.version, call.callId, call.outcome, call.message ?? "", call.at, keep - 1, call.caller ?? null]);
   return [call.at, ...before.rows.map((row) => row.at)];
 }
 

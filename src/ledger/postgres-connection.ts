@@ -94,6 +94,10 @@ export function connectionConfig(options: ResolvedPostgresOptions, name: string)
     connectionTimeoutMillis: options.connectTimeoutMs,
     lock_timeout: options.lockTimeoutMs,
     statement_timeout: options.statementTimeoutMs,
+    // A network that goes silent answers nothing, not even statement_timeout: the client gives up a second later.
+    query_timeout: options.statementTimeoutMs + 1_000,
+    // And the server ends a session left in a transaction that long, so its row locks do not outlive the cut.
+    idle_in_transaction_session_timeout: options.statementTimeoutMs,
     // A host's connections carry its name, so an operator (or a test) can find them in pg_stat_activity.
     application_name: name,
     keepAlive: true,
@@ -125,7 +129,7 @@ export function classify(error: unknown): ErrorClass {
   if (code === "55P03" || code === "57014") return "busy";
   // 08: connection exception; 57P01-03: the server shuts down, crashed, or is starting.
   if (code.startsWith("08") || code === "57P01" || code === "57P02" || code === "57P03" || NETWORK_CODES.has(code)) return "outage";
-  if (code === "" && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|connection.*closed/i.test(message)) return "outage";
+  if (code === "" && /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|not queryable|connection.*closed/i.test(message)) return "outage";
   return "config";
 }
 
@@ -136,10 +140,23 @@ export function errorCode(error: unknown): string {
   return cause.name === "ZodError" ? "unreadable_row" : "unknown";
 }
 
-/** Tries of one transaction that met a deadlock or a serialization failure (a lost connection: two). */
+/** Tries of one transaction that met a deadlock or a serialization failure. */
 const ATTEMPTS = 4;
 
-/** Runs `work` in a transaction on a pooled connection; again on a deadlock, and once more on a fresh connection if it lost its own. */
+/**
+ * Whether to try again after `error` on attempt `attempt`: after a deadlock,
+ * a few times; after a connection that died under the work (the server
+ * ended it: every idle one in the pool may be as dead), once per connection
+ * the pool may hold, each on another; never when no connection could be
+ * opened at all (the server is unreachable).
+ */
+function tryAgain(pool: pg.Pool, error: unknown, attempt: number, connected: boolean): boolean {
+  const kind = classify(error);
+  if (kind === "retry") return attempt < ATTEMPTS;
+  return kind === "outage" && connected && attempt <= pool.options.max;
+}
+
+/** Runs `work` in a transaction on a pooled connection, again as tryAgain() says. */
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     let client: pg.PoolClient | undefined;
@@ -151,23 +168,31 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
       client.release();
       return result;
     } catch (error) {
-      const kind = classify(error);
       if (client !== undefined) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        // A connection that failed is not handed out again.
-        client.release(kind === "outage" ? (error as Error) : undefined);
+        // A connection that failed is closed (the server rolls back), never handed out again nor asked to ROLLBACK.
+        if (classify(error) === "outage") client.release(error as Error);
+        else {
+          await client.query("ROLLBACK").catch(() => undefined);
+          client.release();
+        }
       }
-      if (attempt >= ATTEMPTS || (kind !== "retry" && kind !== "outage") || (kind === "outage" && attempt >= 2)) throw error;
+      if (!tryAgain(pool, error, attempt, client !== undefined)) throw error;
     }
   }
 }
 
+/** Runs a read on a pooled connection, again as tryAgain() says. */
 export async function withClient<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    return await work(client);
-  } finally {
-    client.release();
+  for (let attempt = 1; ; attempt++) {
+    const client = await pool.connect();
+    try {
+      const result = await work(client);
+      client.release();
+      return result;
+    } catch (error) {
+      client.release(classify(error) === "outage" ? (error as Error) : undefined);
+      if (!tryAgain(pool, error, attempt, true)) throw error;
+    }
   }
 }
 

@@ -9,9 +9,15 @@
  * While this connection is down, nothing can be learnt this way: `live` is
  * false and the store's readers must read the database instead. It
  * reconnects every `retryMs`, and reports a reconnect as a change (what was
- * NOTIFYed meanwhile is lost). The store owns it and closes it.
+ * NOTIFYed meanwhile is lost). A connection that died without a word (a
+ * network cut: no FIN, no error) is found by a heartbeat every
+ * HEARTBEAT_MS that must answer within `timeoutMs`, so a missed NOTIFY
+ * goes unseen at most that long. The store owns it and closes it.
  */
 import pg from "pg";
+
+/** How often the listening connection proves it is alive. */
+export const HEARTBEAT_MS = 5_000;
 
 export class ChangeListener {
   readonly #config: pg.ClientConfig;
@@ -19,18 +25,39 @@ export class ChangeListener {
   readonly #ownId: string;
   readonly #onChange: () => void;
   readonly #retryMs: number;
+  readonly #timeoutMs: number;
+  readonly #heartbeat: NodeJS.Timeout;
   #client: pg.Client | undefined;
   #live = false;
   #closed = false;
   #retry: NodeJS.Timeout | undefined;
 
-  constructor(config: pg.ClientConfig, channel: string, ownId: string, onChange: () => void, retryMs: number) {
+  constructor(config: pg.ClientConfig, channel: string, ownId: string, onChange: () => void, options: { retryMs: number; timeoutMs: number }) {
     this.#config = config;
     this.#channel = channel;
     this.#ownId = ownId;
     this.#onChange = onChange;
-    this.#retryMs = retryMs;
+    this.#retryMs = options.retryMs;
+    this.#timeoutMs = options.timeoutMs;
+    this.#heartbeat = setInterval(() => void this.#beat(), HEARTBEAT_MS);
+    this.#heartbeat.unref();
     void this.#connect();
+  }
+
+  async #beat(): Promise<void> {
+    const client = this.#client;
+    if (client === undefined || !this.#live) return;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("the listening connection did not answer")), this.#timeoutMs);
+    });
+    try {
+      await Promise.race([client.query("SELECT 1"), late]);
+    } catch {
+      this.#lost(client);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Whether a change made elsewhere now would reach this listener. */
@@ -75,6 +102,7 @@ export class ChangeListener {
     this.#closed = true;
     this.#live = false;
     clearTimeout(this.#retry);
+    clearInterval(this.#heartbeat);
     const client = this.#client;
     this.#client = undefined;
     await client?.end().catch(() => undefined);

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { CorralError } from "../errors.js";
 import { Ledger } from "./ledger.js";
+import { HEARTBEAT_MS } from "./postgres-listener.js";
 import { PostgresLedgerStore } from "./postgres-store.js";
 import type { PostgresStoreOptions } from "./postgres-connection.js";
 import type { StoreStatus } from "./store.js";
@@ -171,6 +172,48 @@ describe("PostgresLedgerStore when the server fails it", { timeout: 120_000, ski
     } finally {
       await other.end();
       await store.close();
+    }
+  });
+
+  it("finds a listening connection that went silent by its heartbeat, and reads the database meanwhile", async () => {
+    const { proxy, store } = await throughProxy();
+    try {
+      await store.readState("agent:alpha");
+      store.changesElsewhere();
+      await until(() => store.changesElsewhere() === store.changesElsewhere(), "the listener to be live");
+      proxy.stall(true);
+      const started = performance.now();
+      const before = store.changesElsewhere();
+      await until(() => store.changesElsewhere() !== before, "the heartbeat to give up", HEARTBEAT_MS + 5_000);
+      const foundMs = performance.now() - started;
+      assert.ok(foundMs <= HEARTBEAT_MS + FAST.connectTimeoutMs + 1_000, `found within a heartbeat and its timeout (${foundMs.toFixed(0)} ms)`);
+      assert.notEqual(store.changesElsewhere(), store.changesElsewhere(), "until it is back, every read goes to the database");
+      proxy.stall(false);
+    } finally {
+      await store.close();
+      await proxy.down();
+    }
+  });
+
+  it("gives up on a write the network swallowed after statementTimeoutMs + 1 s, keeps the record, and counts it once", async () => {
+    const { proxy, store, statuses } = await throughProxy({ statementTimeoutMs: 500 });
+    try {
+      await store.recordCall(makeCall(), keepAll);
+      proxy.stall(true);
+      const started = performance.now();
+      const applied = await store.recordCall(makeCall({ outcome: "crash" }), keepAll);
+      const waitedMs = performance.now() - started;
+      assert.equal(applied.applied, null, "settled with the last known state");
+      assert.ok(waitedMs < 5_000, `bounded by the query timeout (${waitedMs.toFixed(0)} ms)`);
+      assert.ok(statuses.some((s) => s.type === "unavailable"));
+      proxy.stall(false);
+      await until(() => statuses.some((s) => s.type === "restored"), "restored");
+      const detail = await store.readSource("agent:alpha", { events: 0, strikes: 10 });
+      assert.equal(detail?.tools[0]?.totals.calls, 2);
+      assert.equal(detail?.strikes.length, 1);
+    } finally {
+      await store.close();
+      await proxy.down();
     }
   });
 

@@ -6,6 +6,7 @@
  * a hand-edited row that is no valid state fails loudly, never misleads.
  */
 import type { PoolClient } from "pg";
+import { classify } from "./postgres-connection.js";
 import type { PostgresSql } from "./postgres-sql.js";
 import { toState, toStrike, toolsBySource, type EventRow, type StateRow, type StrikeRow, type ToolDbRow } from "./sqlite-rows.js";
 import type { StoredSource, StoredSourceDetail } from "./store.js";
@@ -19,7 +20,8 @@ async function inSnapshot<T>(client: PoolClient, work: () => Promise<T>): Promis
     await client.query("COMMIT");
     return result;
   } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
+    // A connection that failed is closed by withClient; asking it to ROLLBACK would wait for nothing.
+    if (classify(error) !== "outage") await client.query("ROLLBACK").catch(() => undefined);
     throw error;
   }
 }

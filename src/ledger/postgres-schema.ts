@@ -18,7 +18,7 @@
 import type { PoolClient } from "pg";
 import { LedgerUnavailableError } from "./errors.js";
 
-export const PG_SCHEMA_VERSION = 1;
+export const PG_SCHEMA_VERSION = 2;
 /** The mark in `meta` that says this schema is a corral ledger. */
 const OWNER = "corral-ledger";
 
@@ -90,8 +90,20 @@ CREATE INDEX events_by_source ON ${s}.events (source, id);
 CREATE TABLE ${s}.batches (id UUID PRIMARY KEY, at BIGINT NOT NULL);
 CREATE INDEX batches_by_at ON ${s}.batches (at);
 
-INSERT INTO ${s}.meta VALUES ('owner', '${OWNER}'), ('schema_version', '${PG_SCHEMA_VERSION}');
+INSERT INTO ${s}.meta VALUES ('owner', '${OWNER}'), ('schema_version', '1');
 `;
+}
+
+/**
+ * The steps from version n - 1 to n, for n from 2; each runs once, in the
+ * transaction that holds the schema's advisory lock, and sets the version.
+ */
+function upgrades(schema: string): string[] {
+  const s = quoteIdent(schema);
+  return [
+    // 2: who a strike's call was made for (`mcp:<session>`, `model:<uuid>`); NULL for the program's own calls.
+    `ALTER TABLE ${s}.strikes ADD COLUMN caller TEXT`,
+  ];
 }
 
 /** A schema name is a plain identifier: letters, digits and '_', so it can be quoted without escapes. */
@@ -117,6 +129,7 @@ export async function migratePostgres(client: PoolClient, schema: string, where:
     if (names.size === 0 && !create) {
       throw new LedgerUnavailableError(`there is no corral ledger in the schema "${schema}" of ${where}; a host creates it when it starts, or pass the schema it uses with ?schema=<name>`, { where, schema, cause: "no_ledger" });
     }
+    let version = 1;
     if (names.size === 0) {
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
       await client.query(schemaV1(schema));
@@ -130,14 +143,17 @@ export async function migratePostgres(client: PoolClient, schema: string, where:
           { where, schema, cause: "foreign_schema" },
         );
       }
-      const version = Number(values.get("schema_version"));
-      if (!Number.isInteger(version) || version > PG_SCHEMA_VERSION) {
+      version = Number(values.get("schema_version"));
+      if (!Number.isInteger(version) || version < 1 || version > PG_SCHEMA_VERSION) {
         throw new LedgerUnavailableError(
-          `the ledger schema "${schema}" of ${where} has version ${values.get("schema_version")}, newer than this corral's ${PG_SCHEMA_VERSION}; upgrade corral or use another schema`,
+          `the ledger schema "${schema}" of ${where} has version ${values.get("schema_version")}, ${version > PG_SCHEMA_VERSION ? `newer than this corral's ${PG_SCHEMA_VERSION}` : `which no corral wrote (this one knows 1 to ${PG_SCHEMA_VERSION})`}; upgrade corral or use another schema`,
           { where, schema, version, cause: "newer_schema" },
         );
       }
     }
+    const steps = upgrades(schema);
+    for (; version < PG_SCHEMA_VERSION; version++) await client.query(steps[version - 1] as string);
+    await client.query(`UPDATE ${quoteIdent(schema)}.meta SET value = $1 WHERE key = 'schema_version'`, [String(PG_SCHEMA_VERSION)]);
     await client.query("COMMIT");
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);

@@ -12,7 +12,7 @@
 import { quoteIdent } from "./postgres-schema.js";
 
 const STATE_COLUMNS = "source, state, since, until, reason, actor, last_version";
-const STRIKE_COLUMNS = "source, tool, version, call_id, outcome, message, at";
+const STRIKE_COLUMNS = "source, tool, version, call_id, outcome, message, at, caller";
 const TOOL_COLUMNS = `source, tool, calls, strikes, outcomes::text AS outcomes, total_wall_ms, total_cpu_ms, last_wall_ms, max_heap_bytes,
   last_call_at, last_strike_at, last_strike_outcome, last_strike_message`;
 
@@ -48,12 +48,12 @@ export function postgresSql(schema: string) {
         last_strike_outcome = coalesce(excluded.last_strike_outcome, t.last_strike_outcome),
         last_strike_message = coalesce(excluded.last_strike_message, t.last_strike_message)`,
     /**
-     * $1 source $2 tool $3 version $4 call id $5 outcome $6 message $7 at $8 keepStrikes - 1:
+     * $1 source $2 tool $3 version $4 call id $5 outcome $6 message $7 at $8 keepStrikes - 1 $9 caller:
      * keeps the strike, prunes all but the $8 newest before it, and returns those $8's times (newest first).
      * Every part sees the table as it was before this statement.
      */
     keepStrike: `WITH prev AS (SELECT id, at FROM ${s}.strikes WHERE source = $1 ORDER BY id DESC LIMIT $8),
-      ins AS (INSERT INTO ${s}.strikes (source, tool, version, call_id, outcome, message, at) VALUES ($1, $2, $3, $4, $5, $6, $7)),
+      ins AS (INSERT INTO ${s}.strikes (source, tool, version, call_id, outcome, message, at, caller) VALUES ($1, $2, $3, $4, $5, $6, $7, $9)),
       del AS (DELETE FROM ${s}.strikes WHERE source = $1 AND id NOT IN (SELECT id FROM prev))
       SELECT at FROM prev ORDER BY id DESC`,
     /** $1 source $2 version $3 at $4 tools: a load makes the source, its version and its tools (zero calls) known; counts nothing. */

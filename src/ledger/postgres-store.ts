@@ -35,6 +35,7 @@ import { writeBatch, writeTransition } from "./postgres-batch.js";
 import { classify, connectionConfig, createPool, describeError, inTransaction, resolvePostgresOptions, withClient, type PostgresStoreOptions, type ResolvedPostgresOptions } from "./postgres-connection.js";
 import { ChangeListener } from "./postgres-listener.js";
 import { OutageBuffer, type Pending } from "./postgres-outage.js";
+import { MAX_BATCH, PendingRecords } from "./postgres-pending.js";
 import { readAllSources, readOneSource, readOneState } from "./postgres-reads.js";
 import { migratePostgres } from "./postgres-schema.js";
 import { postgresSql, type PostgresSql } from "./postgres-sql.js";
@@ -43,10 +44,6 @@ import type { Applied, Decide, LedgerStore, RecordOptions, StoreStatus, StoreWat
 import { initialState } from "./transitions.js";
 import type { CallRecord, LoadRecord, SourceState } from "./types.js";
 
-/** As SQLite's: a record nobody waits for waits at most this long to share a commit. */
-const COMMIT_BEHIND_MS = 20;
-/** Records written in one transaction at most (a busy turn, or a buffer being written back). */
-const MAX_BATCH = 500;
 /** Marks of committed batches older than this are deleted (they only guard a retry against counting twice). */
 const BATCH_MARK_MS = 24 * 60 * 60_000;
 
@@ -64,9 +61,7 @@ export class PostgresLedgerStore implements LedgerStore {
   #ready: Promise<void> | undefined;
   /** A reason no retry can help (a wrong password, a foreign schema): every use fails with it. */
   #fatal: LedgerUnavailableError | undefined;
-  #pending: Pending[] = [];
-  #commitSoon = false;
-  #commitBehind: NodeJS.Timeout | undefined;
+  readonly #pending = new PendingRecords((batch) => void this.#enqueue(() => this.#commit(batch)));
   /** Every write, in the order issued; reads wait for the writes issued before them. */
   #writes: Promise<void> = Promise.resolve();
   #outage: OutageBuffer | undefined;
@@ -110,14 +105,7 @@ export class PostgresLedgerStore implements LedgerStore {
   /** Connects and brings the schema up to date once; a failure that a retry may cure is tried again next time. */
   #whenReady(): Promise<void> {
     if (this.#fatal !== undefined) return Promise.reject(this.#fatal);
-    this.#ready ??= (async () => {
-      const client = await this.#pool.connect();
-      try {
-        await migratePostgres(client, this.schema, this.where, this.#options.createSchema);
-      } finally {
-        client.release();
-      }
-    })().catch((error: unknown) => {
+    this.#ready ??= withClient(this.#pool, (client) => migratePostgres(client, this.schema, this.where, this.#options.createSchema)).catch((error: unknown) => {
       this.#ready = undefined;
       const wrapped = this.#wrap("open the ledger", error);
       if (classify(error) === "config") this.#fatal = wrapped;
@@ -137,24 +125,7 @@ export class PostgresLedgerStore implements LedgerStore {
         return;
       }
       this.#pending.push(item);
-      if (options.behind === true && this.#pending.length < MAX_BATCH) {
-        this.#commitBehind ??= setTimeout(() => this.#flush(), COMMIT_BEHIND_MS);
-      } else if (!this.#commitSoon) {
-        this.#commitSoon = true;
-        setImmediate(() => this.#flush());
-      }
     });
-  }
-
-  /** Sends the waiting records to be written after the writes before them. */
-  #flush(): void {
-    this.#commitSoon = false;
-    clearTimeout(this.#commitBehind);
-    this.#commitBehind = undefined;
-    const batch = this.#pending;
-    if (batch.length === 0) return;
-    this.#pending = [];
-    this.#enqueue(() => this.#commit(batch));
   }
 
   #enqueue(work: () => Promise<void>): Promise<void> {
@@ -228,7 +199,7 @@ export class PostgresLedgerStore implements LedgerStore {
     if (this.#outage !== undefined || this.#closed) return;
     this.#outage = new OutageBuffer(this.#options.maxBufferedRecords, String(error.data.cause));
     this.#changes++;
-    this.#report({ type: "unavailable", since: this.#outage.since, cause: this.#outage.cause, message: error.message, buffered: this.#pending.length });
+    this.#report({ type: "unavailable", since: this.#outage.since, cause: this.#outage.cause, message: error.message, buffered: this.#pending.size });
     this.#scheduleRetry();
   }
 
@@ -265,7 +236,7 @@ export class PostgresLedgerStore implements LedgerStore {
     if (this.#closed) throw new LedgerClosedError("the PostgreSQL ledger store");
     // At once, not after the writes before it: those may be a retry waiting connectTimeoutMs.
     this.#refuseDuringOutage(what);
-    this.#flush();
+    this.#pending.flush();
     const run = async (): Promise<T> => {
       this.#refuseDuringOutage(what);
       await this.#whenReady();
@@ -305,7 +276,10 @@ export class PostgresLedgerStore implements LedgerStore {
    */
   changesElsewhere(): number {
     if (this.#closed) throw new LedgerClosedError("the PostgreSQL ledger store");
-    this.#listener ??= new ChangeListener(connectionConfig(this.#options, `corral-ledger ${this.#id} listen`), this.#sql.channel, this.#id, () => this.#changes++, this.#options.retryMs);
+    this.#listener ??= new ChangeListener(connectionConfig(this.#options, `corral-ledger ${this.#id} listen`), this.#sql.channel, this.#id, () => this.#changes++, {
+      retryMs: this.#options.retryMs,
+      timeoutMs: this.#options.connectTimeoutMs,
+    });
     return this.#listener.live ? this.#changes : ++this.#changes;
   }
 
@@ -348,7 +322,7 @@ export class PostgresLedgerStore implements LedgerStore {
   /** Writes what waits; if the server is unreachable, tries once more, then reports what is lost. */
   async close(): Promise<void> {
     if (this.#closed) return;
-    this.#flush();
+    this.#pending.flush();
     clearTimeout(this.#retry);
     await this.#enqueue(() => this.#drain()).catch(() => undefined);
     await this.#writes;

@@ -150,10 +150,10 @@ describe("SqliteDashboardReader", { timeout: 120_000 }, () => {
     await ledger.close();
     // Make it what a corral of schema 1 left behind.
     const raw = new Database(path);
-    raw.exec("DROP TABLE strike_minutes");
+    raw.exec("DROP TABLE strike_minutes; ALTER TABLE strikes DROP COLUMN caller");
     raw.pragma("user_version = 1");
     raw.close();
-    assert.throws(() => new SqliteDashboardReader(path), (error: unknown) => error instanceof NotALedgerError && /older than 2/.test(error.message));
+    assert.throws(() => new SqliteDashboardReader(path), (error: unknown) => error instanceof NotALedgerError && /older than 3/.test(error.message));
     checkLedgerFile(path);
     await new SqliteLedgerStore({ path }).close();
     await withReader(path, async (reader) => {

@@ -16,12 +16,12 @@ export type ToolDbRow = {
   source: string; tool: string; calls: number; strikes: number; outcomes: string; total_wall_ms: number; total_cpu_ms: number; last_wall_ms: number;
   max_heap_bytes: number; last_call_at: number; last_strike_at: number | null; last_strike_outcome: string | null; last_strike_message: string | null;
 };
-export type StrikeRow = { source: string; tool: string; version: string; call_id: string; outcome: string; message: string; at: number };
+export type StrikeRow = { source: string; tool: string; version: string; call_id: string; outcome: string; message: string; at: number; caller: string | null };
 export type EventRow = { at: number; source: string; kind: string; reason: string; until: number | null; actor: string };
 
 const TOOLS = "SELECT * FROM tools";
 const STATE = "SELECT source, state, since, until, reason, actor, last_version FROM sources";
-const STRIKES = "SELECT source, tool, version, call_id, outcome, message, at FROM strikes";
+const STRIKES = "SELECT source, tool, version, call_id, outcome, message, at, caller FROM strikes";
 
 const SQL = {
   readState: `${STATE} WHERE source = @source`,
@@ -41,7 +41,7 @@ const SQL = {
   // A load makes a source and its tools known; a tool row with no calls reads as never called (toolsBySource).
   knowSource: "INSERT INTO sources (source, state, last_version) VALUES (@source, 'active', @version) ON CONFLICT DO NOTHING",
   knowTool: "INSERT INTO tools VALUES (@source, @tool, 0, 0, '{}', 0, 0, 0, 0, 0, NULL, NULL, NULL) ON CONFLICT DO NOTHING",
-  insertStrike: "INSERT INTO strikes (source, tool, version, call_id, outcome, message, at) VALUES (@source, @tool, @version, @callId, @outcome, @message, @at)",
+  insertStrike: "INSERT INTO strikes (source, tool, version, call_id, outcome, message, at, caller) VALUES (@source, @tool, @version, @callId, @outcome, @message, @at, @caller)",
   pruneStrikes: `DELETE FROM strikes WHERE source = @source
     AND id NOT IN (SELECT id FROM strikes WHERE source = @source ORDER BY id DESC LIMIT @keep)`,
   countStrikeMinute: `INSERT INTO strike_minutes (source, minute, n) VALUES (@source, @at - @at % 60000, 1)
@@ -74,7 +74,7 @@ export function toState(row: StateRow): SourceState {
 }
 
 export function toStrike(row: StrikeRow): StrikeEntry {
-  return StrikeEntry.parse({ at: row.at, tool: row.tool, version: row.version, callId: row.call_id, outcome: row.outcome, message: row.message });
+  return StrikeEntry.parse({ at: row.at, tool: row.tool, version: row.version, callId: row.call_id, outcome: row.outcome, message: row.message, ...(row.caller !== null ? { caller: row.caller } : {}) });
 }
 
 const OutcomeCountsJson = z.record(z.string(), z.number().int().nonnegative());

@@ -13,7 +13,7 @@
 import type Database from "better-sqlite3";
 import { LedgerUnavailableError } from "./errors.js";
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** How long the strike timeline keeps its minutes: the dashboard's longest window (a week) and a day more. */
 export const STRIKE_MINUTES_KEPT_MS = 8 * 24 * 3_600_000;
@@ -100,6 +100,9 @@ CREATE INDEX strike_minutes_by_minute ON strike_minutes (minute, n);
 INSERT INTO strike_minutes (source, minute, n) SELECT source, at - at % 60000, count(*) FROM strikes GROUP BY 1, 2;
 `;
 
+/** Version 3: who a strike's call was made for (`mcp:<session>`, `model:<uuid>`); NULL for the program's own calls. */
+const SCHEMA_V3 = "ALTER TABLE strikes ADD COLUMN caller TEXT;";
+
 /** Brings the file's schema to SCHEMA_VERSION; `path` only names the file in errors. */
 export function migrate(db: Database.Database, path: string): void {
   db.transaction(() => {
@@ -112,6 +115,7 @@ export function migrate(db: Database.Database, path: string): void {
     }
     if (version < 1) db.exec(SCHEMA_V1);
     if (version < 2) db.exec(SCHEMA_V2);
+    if (version < 3) db.exec(SCHEMA_V3);
     if (version < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

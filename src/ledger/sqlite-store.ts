@@ -234,7 +234,7 @@ export class SqliteLedgerStore implements LedgerStore {
     });
     let strikeTimes: number[] = [];
     if (strike) {
-      sql.insertStrike.run({ source: call.source, tool: call.tool, version: call.version, callId: call.callId, outcome: call.outcome, message: call.message ?? "", at: call.at });
+      sql.insertStrike.run({ source: call.source, tool: call.tool, version: call.version, callId: call.callId, outcome: call.outcome, message: call.message ?? "", at: call.at, caller: call.caller ?? null });
       sql.pruneStrikes.run({ source: call.source, keep: (run[0] as Pending).options.keepStrikes });
       sql.countStrikeMinute.run({ source: call.source, at: call.at });
       sql.pruneStrikeMinutes.run({ source: call.source, before: call.at - STRIKE_MINUTES_KEPT_MS });

@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { OUTCOME_KINDS, OutcomeKind, STRIKE_KINDS, type ErrorKind } from "../result.js";
+import { CALLER_ID_PATTERN } from "../registry/caller.js";
 import { SOURCE_PATTERN } from "../registry/source.js";
 
 /** A tool's text reaches the ledger through error messages; cap what it can make us keep. */
@@ -18,6 +19,9 @@ export const EpochMs = z.number().int().nonnegative();
 export const SourceId = z.string().regex(SOURCE_PATTERN, "a source id is plugin:<path>, agent:<id> or host:<name>");
 /** A version is the content hash of the bundle the call ran. */
 export const Version = z.string().regex(/^[0-9a-f]{64}$/, "a version is a sha256 in 64 lower-case hex digits");
+
+/** A caller id, as src/registry/caller.ts makes them: `mcp:<session>`, `model:<uuid>`. */
+export const CallerId = z.string().regex(CALLER_ID_PATTERN, "a caller id is 1-128 letters, digits, ':', '.', '_' or '-'");
 
 export function isStrike(outcome: OutcomeKind): boolean {
   return outcome !== "ok" && STRIKE_KINDS.has(outcome as ErrorKind);
@@ -34,6 +38,8 @@ export const CallRecord = z.strictObject({
   cpuMs: z.number().nonnegative().finite(),
   heapBytes: z.number().int().nonnegative(),
   message: z.string().transform((text) => text.slice(0, MAX_MESSAGE_CHARS)).optional(),
+  /** Who the call was made for (a conversation, an MCP session): absent for the embedding program's own calls. */
+  caller: CallerId.optional(),
   at: EpochMs,
 });
 export type CallRecord = z.infer<typeof CallRecord>;
@@ -107,6 +113,7 @@ export const StrikeEntry = z.strictObject({
   callId: z.string(),
   outcome: OutcomeKind.refine(isStrike, "a strike is a timeout, memory or crash outcome"),
   message: z.string(),
+  caller: CallerId.optional(),
 });
 export type StrikeEntry = z.infer<typeof StrikeEntry>;
 

@@ -7,7 +7,7 @@ export { runConversation, type ConversationResult, type ConversationStopReason, 
 export { ConversationOptions, CONVERSATION_DEFAULTS, type ConversationEventListener, type TurnInfo } from "./options.js";
 export type { Model, CreateMessageOptions } from "./model.js";
 export { anthropicModel, type AnthropicClientLike, type AnthropicMessageStreamLike } from "./anthropic.js";
-export { toToolResultBlock } from "./tool-results.js";
+export { toToolResultBlock, describeFailure, type FailureResult } from "./tool-results.js";
 export { ModelResponseError } from "./errors.js";
 export {
   Message,

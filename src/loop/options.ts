@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { Scope } from "../../sandbox/protocol.js";
 import { CorralError } from "../errors.js";
+import { Caller } from "../registry/index.js";
 import type { StreamEvent } from "./messages.js";
 import type { LoopHost } from "./types.js";
 
@@ -51,6 +52,12 @@ export const ConversationOptions = z.strictObject({
   scope: Scope.optional(),
   /** Aborts the model request in flight and the tool calls running; runConversation then rejects with `signal.reason`. */
   signal: z.instanceof(AbortSignal).optional(),
+  /**
+   * The conversation's caller (createCaller()): pass the same one to each
+   * runConversation of one conversation so the deferred tools found earlier
+   * stay callable. @default a new model caller per run
+   */
+  caller: z.instanceof(Caller).optional(),
 });
 export type ConversationOptions = z.input<typeof ConversationOptions>;
 
@@ -62,6 +69,7 @@ export type ResolvedConversationOptions = {
   onEvent: ConversationEventListener | undefined;
   signal: AbortSignal | undefined;
   scope: string;
+  caller: Caller | undefined;
 };
 
 export function resolveConversationOptions(options: unknown): ResolvedConversationOptions {
@@ -78,6 +86,12 @@ export function resolveConversationOptions(options: unknown): ResolvedConversati
     toolTimeoutMs: o.toolTimeoutMs,
     onEvent: o.onEvent,
     signal: o.signal,
-    scope: o.scope ?? `conversation:${randomUUID()}`,
+    scope: conversationScope(o.scope),
+    caller: o.caller,
   };
+}
+
+/** The isolation scope of a conversation's tool calls: the one named, else a new one of its own. */
+export function conversationScope(scope: string | undefined): string {
+  return scope ?? `conversation:${randomUUID()}`;
 }

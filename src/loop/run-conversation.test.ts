@@ -41,18 +41,20 @@ const ok = (output: string, control?: { add_tools?: string[]; terminate?: boolea
   ({ ok: true, tool: "t", callId: "c", metrics: METRICS, output, ...(control ? { control } : {}) });
 
 describe("runConversation with a fake model and host", () => {
-  it("declares tools afresh each turn, with the names control.add_tools activated", async () => {
+  it("declares tools afresh each turn, with the deferred tools activated for the conversation's caller", async () => {
     const activatedSeen: string[][] = [];
     const quarantined = new Set<string>();
     const host: LoopHost = {
       declarations(options) {
-        const activated = [...(options?.activated ?? [])];
+        const activated = [...(options?.caller?.activated ?? [])];
         activatedSeen.push(activated);
         return ["finder", "flaky", ...activated].filter((name) => !quarantined.has(name)).map(declaration);
       },
-      async call(name) {
+      async call(name, _input, options) {
         if (name === "finder") {
           quarantined.add("flaky");
+          // A real host activates what its tool_search found for the caller.
+          options?.caller?.activate(["hidden"]);
           return ok("found hidden", { add_tools: ["hidden"] });
         }
         return ok("done");

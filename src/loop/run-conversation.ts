@@ -12,7 +12,8 @@
  *  │      ├─ pause_turn ───────────────────────────────────────┐
  *  │      ├─ tool_use: host.call × n (≤ maxConcurrency at once) │
  *  │      │    one user message: tool_result × n, in call order │
- *  │      │    control.add_tools → activated; terminate → stop  │
+ *  │      │    (as the conversation's caller: the host keeps    │
+ *  │      │    what tool_search activated); terminate → stop    │
  *  │      └─ anything else: stop, response returned as is      │
  *  └────────────── while iterations < maxIterations ◀──────────┘
  * ```
@@ -21,11 +22,13 @@
  * Every tool_use it answered has its tool_result, and a pause_turn needs no
  * user message to continue.
  */
+import { createCaller, type Caller } from "../registry/index.js";
 import type { ToolResult } from "../result.js";
 import { loopArguments } from "./arguments.js";
-import { isToolUse, type Message, type MessageCreateParams, type MessageParam, type StopReason, type ToolParam, type ToolUseBlock } from "./messages.js";
+import { isToolUse, type Message, type MessageCreateParams, type MessageParam, type StopReason, type ToolParam } from "./messages.js";
 import type { Model } from "./model.js";
 import { resolveConversationOptions, type ConversationOptions, type ResolvedConversationOptions } from "./options.js";
+import { runTools, throwIfAborted } from "./run-tools.js";
 import { toToolResultBlock } from "./tool-results.js";
 
 /** One tool call the loop ran, with everything the host answered (details and structured included). */
@@ -62,14 +65,14 @@ export async function runConversation(model: Model, request: MessageCreateParams
   const o = resolveConversationOptions(options);
   const { messages: initial, tools: ownTools, ...fields } = loopArguments.request(request);
   const messages: MessageParam[] = [...initial];
-  // Names from control.add_tools. Any tool may name any tool here; the host
-  // decides which names are deferred tools it will declare.
-  const activated = new Set<string>();
+  // The model's identity towards the host: it is declared, and may call,
+  // only what its exposure rule allows; tool_search's finds are kept on it.
+  const caller = o.caller ?? createCaller({ origin: "model" });
   const toolCalls: ToolCallRecord[] = [];
 
   for (let iteration = 1; ; iteration++) {
     throwIfAborted(o.signal);
-    const tools = declareTools(ownTools ?? [], o, activated);
+    const tools = declareTools(ownTools ?? [], o, caller);
     const turnRequest: MessageCreateParams = { ...fields, messages: [...messages], ...(tools.length > 0 ? { tools } : {}) };
     const response = await askModel(model, turnRequest, o, iteration);
     messages.push({ role: "assistant", content: response.content });
@@ -82,16 +85,14 @@ export async function runConversation(model: Model, request: MessageCreateParams
     const uses = response.content.filter(isToolUse);
     if (response.stop_reason !== "tool_use" || uses.length === 0) return finish(response.stop_reason);
 
-    const results = await runTools(uses, o);
+    const results = await runTools(uses, o, caller);
     throwIfAborted(o.signal);
     messages.push({ role: "user", content: uses.map((use, index) => toToolResultBlock(use.id, results[index] as ToolResult)) });
     let terminate = false;
     for (const [index, use] of uses.entries()) {
       const result = results[index] as ToolResult;
       toolCalls.push({ iteration, toolUseId: use.id, name: use.name, input: use.input, result });
-      if (!result.ok) continue;
-      for (const name of result.control?.add_tools ?? []) activated.add(name);
-      if (result.control?.terminate === true) terminate = true;
+      if (result.ok && result.control?.terminate === true) terminate = true;
     }
     if (terminate) return finish("terminated");
     if (iteration >= o.maxIterations) return finish("max_iterations");
@@ -104,9 +105,9 @@ export async function runConversation(model: Model, request: MessageCreateParams
  * disappears. A name the request already declares wins over the host's
  * declaration (the API refuses duplicates); calls to it still go to the host.
  */
-function declareTools(ownTools: ToolParam[], o: ResolvedConversationOptions, activated: ReadonlySet<string>): ToolParam[] {
+function declareTools(ownTools: ToolParam[], o: ResolvedConversationOptions, caller: Caller): ToolParam[] {
   const taken = new Set(ownTools.map((tool) => tool.name));
-  const declared = o.host.declarations({ activated: [...activated] }).filter((tool) => !taken.has(tool.name));
+  const declared = o.host.declarations({ caller }).filter((tool) => !taken.has(tool.name));
   return [...ownTools, ...declared];
 }
 
@@ -125,37 +126,3 @@ async function askModel(model: Model, request: MessageCreateParams, o: ResolvedC
   }
 }
 
-/**
- * Runs a turn's calls, at most maxConcurrency at once, and answers their
- * results in call order whatever order they finish in. host.call never throws
- * for a tool's failure; if it throws anyway (a closed host), no further call
- * starts, the running ones finish, and the first error is rethrown.
- */
-async function runTools(uses: ToolUseBlock[], o: ResolvedConversationOptions): Promise<ToolResult[]> {
-  const results: ToolResult[] = new Array<ToolResult>(uses.length);
-  const callOptions = {
-    scope: o.scope,
-    ...(o.signal !== undefined ? { signal: o.signal } : {}),
-    ...(o.toolTimeoutMs !== undefined ? { timeoutMs: o.toolTimeoutMs } : {}),
-  };
-  let next = 0;
-  let thrown: { error: unknown } | undefined;
-  const lane = async (): Promise<void> => {
-    while (thrown === undefined && next < uses.length) {
-      const index = next++;
-      const use = uses[index] as ToolUseBlock;
-      try {
-        results[index] = await o.host.call(use.name, use.input, callOptions);
-      } catch (error) {
-        thrown ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(o.maxConcurrency, uses.length) }, lane));
-  if (thrown !== undefined) throw thrown.error;
-  return results;
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted === true) throw signal.reason;
-}

@@ -44,9 +44,10 @@ export function toToolResultBlock(toolUseId: string, given: ToolResult): ToolRes
   return block;
 }
 
-type FailureResult = Extract<ToolResult, { ok: false }>;
+export type FailureResult = Extract<ToolResult, { ok: false }>;
 
-function describeFailure(result: FailureResult): string {
+/** The text a model reads for a failed call: `kind: message`, then the input issues the message does not already say. */
+export function describeFailure(result: FailureResult): string {
   const { kind, message } = result.error;
   const head = `${kind}: ${message}`;
   const issues = result.error.issues ?? [];

@@ -5,15 +5,19 @@
  * structurally, and tests or other runtimes can stand in for it.
  */
 import type { ToolDeclaration } from "../host/index.js";
+import type { Caller } from "../registry/index.js";
 import type { ToolResult } from "../result.js";
 
 export type LoopHost = {
   /**
    * Tools to declare to the model: direct and model_only ones minus
-   * quarantined, plus the named deferred ones activated in this conversation.
-   * Names in `activated` that are not deferred tools are ignored by the host.
+   * quarantined, plus the deferred ones activated for this caller.
    */
-  declarations(options?: { activated?: Iterable<string> }): ToolDeclaration[];
-  /** Never throws for a tool's failure: that is a ToolResult with `ok: false`. */
-  call(name: string, input: unknown, options?: { signal?: AbortSignal; timeoutMs?: number; scope?: string }): Promise<ToolResult>;
+  declarations(options?: { caller?: Caller }): ToolDeclaration[];
+  /**
+   * Never throws for a tool's failure: that is a ToolResult with `ok: false`.
+   * Refuses (unknown_tool) what `caller` may not reach, and activates for it
+   * the deferred tools tool_search found.
+   */
+  call(name: string, input: unknown, options?: { signal?: AbortSignal; timeoutMs?: number; caller?: Caller; scope?: string }): Promise<ToolResult>;
 };

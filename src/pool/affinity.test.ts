@@ -31,7 +31,7 @@ function setUp(pipelineDepth = 2, quickPipelineDepth = pipelineDepth) {
     const [mayBeSlow = true, ...rest] = slow.get(session) ?? [];
     slow.set(session, rest);
     router.settled(session, key, "call", mayBeSlow);
-    router.replied(session, key, { type: "call", end: "completed", metrics: METRICS, warm: true, ...extra });
+    router.replied(session, key, { type: "call", kind: "ok", metrics: METRICS, warm: true, ...extra });
     router.progressed(session);
   };
   return { router, a, b, sessions, send, reply, tick: (ms: number) => (now += ms) };
@@ -83,7 +83,7 @@ describe("AffinityRouter", { timeout: 60_000 }, () => {
     assert.equal(router.pick([a, b], "k", { isolate: true, waiting: 1 }), warmUp, "not hot: a call behind its own warm-up");
     warmUp.load--;
     router.settled(warmUp, "k", "warm", mayBeSlow);
-    router.replied(warmUp, "k", { type: "warm", end: "load_error", message: "x", metrics: METRICS });
+    router.replied(warmUp, "k", { type: "warm", kind: "compile_error", message: "x", metrics: METRICS });
     assert.equal(router.home("k"), undefined);
     assert.equal(router.isWarm(warmUp, "k"), false);
   });
@@ -101,7 +101,7 @@ describe("AffinityRouter", { timeout: 60_000 }, () => {
 
   it("a key's lone call never goes cold to an idle worker: it waits for its home (no thrash)", () => {
     const { router, a, b, send } = setUp();
-    for (const kept of ["k2", "k3", "k4"]) router.replied(a, "describe:x", { type: "describe", end: "completed", metrics: METRICS, kept });
+    for (const kept of ["k2", "k3", "k4"]) router.replied(a, "describe:x", { type: "describe", kind: "ok", metrics: METRICS, kept });
     assert.equal(send("k1"), b, "homeless: b has fewer homes");
     assert.equal(send("k2"), a);
     assert.equal(b.load, 1);
@@ -130,7 +130,7 @@ describe("AffinityRouter", { timeout: 60_000 }, () => {
   it("head of line: a home running a slow call takes nothing ahead once it has stalled; its keys go to a worker with room", () => {
     const { router, a, b, send, reply, tick } = setUp(4);
     assert.equal(send("slow"), a);
-    router.replied(a, "describe:x", { type: "describe", end: "completed", metrics: METRICS, kept: "a2" });
+    router.replied(a, "describe:x", { type: "describe", kind: "ok", metrics: METRICS, kept: "a2" });
     assert.equal(router.home("a2"), a);
     assert.equal(send("b1"), b);
     assert.equal(send("a2"), a, "a has room and has not stalled, b is busy: sent ahead");
@@ -164,7 +164,7 @@ describe("AffinityRouter", { timeout: 60_000 }, () => {
     const { router, a, send, reply } = setUp();
     assert.equal(send("k1"), a);
     assert.notEqual(send("k1", 2), a, "spilled to the idle worker");
-    reply(a, "k1", { evicted: ["k1"], end: "memory" });
+    reply(a, "k1", { evicted: ["k1"], kind: "memory" });
     assert.equal(router.isWarm(a, "k1"), false);
     assert.equal(router.home("k1"), undefined);
     assert.equal(router.pick([a], "k1"), a, "homeless again: any worker with room");
@@ -172,7 +172,7 @@ describe("AffinityRouter", { timeout: 60_000 }, () => {
 
   it("a load's kept key makes its worker the home; loads themselves go where homes are fewest", () => {
     const { router, a, b, sessions } = setUp();
-    router.replied(a, "describe:x", { type: "describe", end: "completed", metrics: METRICS, kept: "x" });
+    router.replied(a, "describe:x", { type: "describe", kind: "ok", metrics: METRICS, kept: "x" });
     assert.equal(router.home("x"), a);
     assert.equal(router.pick(sessions, "describe:y", { isolate: false }), b);
     assert.equal(router.home("describe:y"), undefined);

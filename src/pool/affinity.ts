@@ -216,9 +216,9 @@ export class AffinityRouter<S extends RouteTarget> {
     }
     // A call keeps its isolate unless the worker says it dropped it (an
     // earlier reply may have named it evicted while this call waited).
-    if (reply.type === "call" && reply.end !== "load_error" && !evicted.includes(key)) this.#warmed(session, key);
+    if (reply.type === "call" && reply.envelopeJson !== undefined && !evicted.includes(key)) this.#warmed(session, key);
     if (reply.type === "call") {
-      if (reply.end === "completed" && reply.metrics.wallMs <= QUICK_CALL_MS) this.#quickStreak.set(key, (this.#quickStreak.get(key) ?? 0) + 1);
+      if (reply.kind === "ok" && reply.metrics.wallMs <= QUICK_CALL_MS) this.#quickStreak.set(key, (this.#quickStreak.get(key) ?? 0) + 1);
       else this.#quickStreak.delete(key);
     }
     if (reply.type === "describe" && reply.kept !== undefined) this.#warmed(session, reply.kept);

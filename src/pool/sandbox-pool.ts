@@ -111,7 +111,12 @@ export class SandboxPool {
   #startSession(): void {
     const session = new WorkerSession(
       this.#tinypool,
-      { watchdogGraceMs: this.#options.watchdogGraceMs, workerMemorySlackMb: this.#options.workerMemorySlackMb, logger: this.#options.logger },
+      {
+        watchdogGraceMs: this.#options.watchdogGraceMs,
+        workerMemorySlackMb: this.#options.workerMemorySlackMb,
+        loadTimeoutMs: this.#options.worker.loadTimeoutMs,
+        logger: this.#options.logger,
+      },
       {
         ready: (ready) => {
           this.#router.progressed(ready);
@@ -183,7 +188,7 @@ export class SandboxPool {
    * its outcome only says how it went (a first call meets the same failure).
    */
   warmAhead(task: WarmTask): Promise<PoolOutcome> | undefined {
-    const key = isolateKey(task.bundle.hash, task.limits.memoryMb, task.tool);
+    const key = isolateKey(task.bundle, task.limits.memoryMb, task.tool);
     if (this.#closed || this.#router.home(key) !== undefined) return undefined;
     return this.run(task, task.limits, key);
   }
@@ -267,7 +272,7 @@ export class SandboxPool {
     this.#closed = true;
     clearTimeout(this.#stallCheck);
     this.#drainClosed();
-    for (const session of this.#sessions) session.kill("cancelled", "the host was closed while the call ran");
+    for (const session of this.#sessions) session.kill("cancel", "the host was closed while the call ran");
     await this.#tinypool.destroy();
   }
 }

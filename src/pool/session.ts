@@ -26,21 +26,20 @@
 import type { Logger } from "pino";
 import type Tinypool from "tinypool";
 import type { ChildProcess } from "node:child_process";
-import { WorkerMessage, type Reply, type ReplyEntry, type Task, type TaskEntry } from "../../sandbox/protocol.js";
+import { QUICK_CALL_MS, WorkerMessage, type Reply, type ReplyEntry, type Task, type TaskEntry } from "../../sandbox/protocol.js";
+import { classify, type WorkerDeath } from "../../sandbox/shared/classify.js";
 import { BundleWindow } from "../../sandbox/bundle-window.js";
 import { residentBytes } from "./process-memory.js";
 import { diedOfMemory, WorkerProcess } from "./worker-process.js";
 
 const RSS_SAMPLE_MS = 10;
 const RSS_PER_HEAP_MB = 2;
-/**
- * Reading /proc/<pid>/statm walks the worker's memory map, which costs more
- * than a fast call itself; the level a call starts from is re-read at most
- * this often, and a call that ends before the first sample reads nothing.
- */
+/** A baseline read after only quick calls is reused this long (reading /proc costs about a fast call). */
 const RSS_BASELINE_MAX_AGE_MS = 1_000;
 
 export type PoolFailureKind = "timeout" | "memory" | "crash" | "cancelled";
+/** Why the host stopped a worker: the evidence it adds to the worker's death. */
+export type StopReason = NonNullable<WorkerDeath["stoppedBy"]> | "fatal_memory" | "protocol";
 export type PoolOutcome = { ok: true; reply: Reply } | { ok: false; kind: PoolFailureKind; message: string };
 
 export type PendingTask = {
@@ -60,7 +59,7 @@ export type SessionHooks = {
   ended(session: WorkerSession, orphans: PendingTask[]): void;
 };
 
-export type SessionOptions = { watchdogGraceMs: number; workerMemorySlackMb: number; logger: Logger };
+export type SessionOptions = { watchdogGraceMs: number; workerMemorySlackMb: number; loadTimeoutMs: number; logger: Logger };
 
 export class WorkerSession {
   readonly #options: SessionOptions;
@@ -76,7 +75,7 @@ export class WorkerSession {
   #worker: WorkerProcess | undefined;
   #ready = false;
   #ended = false;
-  #stop: { kind: PoolFailureKind; message: string } | undefined;
+  #stop: { reason: StopReason; message: string } | undefined;
   #watchdog: NodeJS.Timeout | undefined;
   #rssWatch: NodeJS.Timeout | undefined;
   #rssBaseline: { bytes: number; at: number } | undefined;
@@ -156,7 +155,7 @@ export class WorkerSession {
       return;
     }
     if (index === 0) {
-      this.kill("cancelled", "the call was cancelled by its caller; its worker was stopped");
+      this.kill("cancel", "the call was cancelled by its caller; its worker was stopped");
       return;
     }
     pending.settle({ ok: false, kind: "cancelled", message: "the call was cancelled by its caller" });
@@ -195,9 +194,9 @@ export class WorkerSession {
     return taken;
   }
 
-  kill(kind: PoolFailureKind, message: string): void {
+  kill(reason: StopReason, message: string): void {
     if (this.#ended || this.#stop !== undefined) return;
-    this.#stop = { kind, message };
+    this.#stop = { reason, message };
     this.#controller.abort();
   }
 
@@ -208,19 +207,26 @@ export class WorkerSession {
     if (message.type === "ready") {
       this.#worker = this.#adopt(message.pid);
       if (this.#worker === undefined) {
-        this.kill("crash", "the sandbox worker named a process that is not its own");
+        this.kill("protocol", "the sandbox worker named a process that is not its own");
         return;
       }
       this.#worker.onFatalMemory(() =>
-        this.kill("memory", "the tool exhausted V8's memory (its worker reported a fatal out-of-memory); the worker was killed"),
+        this.kill("fatal_memory", "the tool exhausted V8's memory (its worker reported a fatal out-of-memory); the worker was killed"),
       );
       this.#ready = true;
       this.#hooks.ready(this);
       return;
     }
+    if (message.type === "phase") {
+      // The running task makes its isolate first (the module's top level,
+      // under the load limit), then runs: each part has its own watchdog.
+      const head = this.#fifo[0];
+      if (head?.id === message.id) this.#watch(message.phase === "load" ? this.#options.loadTimeoutMs : head.limits.timeoutMs, message.phase);
+      return;
+    }
     for (const entry of message.replies) {
       if (!this.#settleHead(entry)) {
-        this.kill("crash", "the sandbox worker answered out of order");
+        this.kill("protocol", "the sandbox worker answered out of order");
         return;
       }
     }
@@ -234,6 +240,8 @@ export class WorkerSession {
     if (head === undefined || head.id !== entry.id) return false;
     this.#fifo.shift();
     this.#clearHeadTimers();
+    const { reply } = entry;
+    if (reply.type !== "call" || reply.metrics.wallMs > QUICK_CALL_MS || (reply.evicted?.length ?? 0) > 0) this.#rssBaseline = undefined;
     head.settle({ ok: true, reply: entry.reply });
     return true;
   }
@@ -253,28 +261,40 @@ export class WorkerSession {
     const head = this.#fifo[0];
     if (head === undefined) return;
     const { timeoutMs, memoryMb } = head.limits;
-    this.#watchdog = setTimeout(
-      () => this.kill("timeout", `the tool ran past its ${timeoutMs} ms limit and its worker did not stop it; the worker was killed`),
-      timeoutMs + this.#options.watchdogGraceMs,
-    );
+    this.#watch(timeoutMs, "run");
     const pid = this.#worker?.pid;
     const baseline = pid === undefined ? undefined : this.#baseline(pid);
-    if (pid !== undefined && baseline !== undefined) {
-      // An isolate's resident memory runs to about twice its heap limit in
-      // normal work (young generation, code, fragmentation); the watch is for
-      // memory V8 does not count at all, so it allows that, plus the slack.
-      const ceiling = baseline + (memoryMb * RSS_PER_HEAP_MB + this.#options.workerMemorySlackMb) * 1024 * 1024;
-      this.#rssWatch = setInterval(() => {
-        const rss = residentBytes(pid);
-        if (rss !== undefined && rss > ceiling) {
-          this.kill("memory", `the tool grew its worker past its ${memoryMb} MB limit (resident ${Math.round(rss / 1048576)} MB); the worker was killed`);
-        }
-      }, RSS_SAMPLE_MS);
-      this.#rssWatch.unref();
-    }
+    if (pid === undefined || baseline === undefined) return;
+    // An isolate's resident memory runs to about twice its heap limit in
+    // normal work (young generation, code, fragmentation); the watch is for
+    // memory V8 does not count at all, so it allows that, plus the slack.
+    const ceiling = baseline + (memoryMb * RSS_PER_HEAP_MB + this.#options.workerMemorySlackMb) * 1024 * 1024;
+    this.#rssWatch = setInterval(() => {
+      const rss = residentBytes(pid);
+      if (rss !== undefined && rss > ceiling) {
+        this.kill("memory_watch", `the tool grew its worker past its ${memoryMb} MB limit (resident ${Math.round(rss / 1048576)} MB); the worker was killed`);
+      }
+    }, RSS_SAMPLE_MS);
+    this.#rssWatch.unref();
   }
 
-  /** The worker's resident memory before the call, read at most once a second. */
+  /** (Re)arms the watchdog of the running task: `limitMs` + grace from now. */
+  #watch(limitMs: number, phase: "load" | "run"): void {
+    clearTimeout(this.#watchdog);
+    const what = phase === "load" ? "loading the module (its top level) ran past the" : "the tool ran past its";
+    this.#watchdog = setTimeout(
+      () => this.kill("watchdog", `${what} ${limitMs} ms limit and its worker did not stop it; the worker was killed`),
+      limitMs + this.#options.watchdogGraceMs,
+    );
+  }
+
+  /**
+   * The worker's resident memory as this call starts. Read afresh unless the
+   * tasks since the last reading were all quick calls (which cannot have
+   * grown it much): after a load, a warm-up, a slow call or an eviction it
+   * is read again, so memory another task left (a kept isolate of another
+   * source) is in the baseline, never counted as this call's growth.
+   */
   #baseline(pid: number): number | undefined {
     const now = performance.now();
     if (this.#rssBaseline === undefined || now - this.#rssBaseline.at > RSS_BASELINE_MAX_AGE_MS) {
@@ -301,29 +321,34 @@ export class WorkerSession {
     this.#hooks.ended(this, rest.filter((pending) => pending.ghost !== true));
   }
 
+  /**
+   * The running task's outcome when its worker ended: the evidence (who
+   * stopped it, V8's words on stderr) goes to the one classifier.
+   */
   async #outcomeOfEnd(error: unknown): Promise<PoolOutcome> {
     const stop = this.#stop;
-    if (stop === undefined) return this.#explainDeath(error);
-    if (stop.kind === "timeout" && this.#worker !== undefined) {
-      // Killed at the deadline while V8 was already failing an allocation:
-      // its own words on stderr say so, and that is the memory limit.
-      const death = await this.#worker.death();
-      if (diedOfMemory(death.stderr)) {
-        return { ok: false, kind: "memory", message: "the tool exhausted its memory and its worker did not recover; the worker was killed" };
-      }
-    }
-    return { ok: false, ...stop };
-  }
-
-  async #explainDeath(error: unknown): Promise<PoolOutcome> {
     if (this.#worker === undefined) {
+      if (stop !== undefined) return { ok: false, kind: poolKind(classify({ phase: "call", death: deathOf(stop.reason, false) })), message: stop.message };
       return { ok: false, kind: "crash", message: `the sandbox worker failed: ${error instanceof Error ? error.message : "unknown"}` };
     }
     const death = await this.#worker.death();
+    const outOfMemory = diedOfMemory(death.stderr);
+    const kind = poolKind(classify({ phase: "call", death: deathOf(stop?.reason, outOfMemory) }));
+    if (stop !== undefined && (kind !== "memory" || stop.reason !== "watchdog")) return { ok: false, kind, message: stop.message };
+    if (stop !== undefined) return { ok: false, kind, message: "the tool exhausted its memory and its worker did not recover; the worker was killed" };
     const how = death.signal !== null ? `signal ${death.signal}` : `exit code ${death.code ?? "unknown"}`;
-    if (diedOfMemory(death.stderr)) {
-      return { ok: false, kind: "memory", message: `the tool ran its worker out of memory (the worker died: ${how}); the worker was replaced` };
-    }
-    return { ok: false, kind: "crash", message: `the sandbox worker died while running the tool (${how}); the worker was replaced` };
+    if (kind === "memory") return { ok: false, kind, message: `the tool ran its worker out of memory (the worker died: ${how}); the worker was replaced` };
+    return { ok: false, kind, message: `the sandbox worker died while running the tool (${how}); the worker was replaced` };
   }
+}
+
+function deathOf(reason: StopReason | undefined, outOfMemory: boolean): WorkerDeath {
+  if (reason === "fatal_memory") return { outOfMemory: true };
+  if (reason === undefined || reason === "protocol") return { outOfMemory };
+  return { stoppedBy: reason, outOfMemory };
+}
+
+/** A death's kind is always one of the pool's; anything else would be a classifier bug, read as a crash. */
+function poolKind(kind: string): PoolFailureKind {
+  return kind === "timeout" || kind === "memory" || kind === "cancelled" ? kind : "crash";
 }

@@ -1,23 +1,51 @@
 /**
  * @module src/registry/exposure
- * Which tools a model sees, and how deferred tools are found. `direct` and
- * `model_only` tools are declared; `deferred` ones only once a conversation
- * activated them (through tool_search's `control.add_tools`); `codemode`
- * tools are for code-mode runners and `hidden` ones for the embedding program
- * alone, so neither is declared. A quarantined source's tools are never
- * declared.
+ * Which tools a caller may reach, declared or called: one rule for both, so a
+ * model is never able to call what it was not shown.
+ *
+ * | exposure     | model                     | codemode                  | program (host.call) |
+ * |--------------|---------------------------|---------------------------|---------------------|
+ * | `direct`     | yes                       | yes                       | yes                 |
+ * | `model_only` | yes                       | no                        | yes                 |
+ * | `codemode`   | no                        | yes                       | yes                 |
+ * | `deferred`   | once tool_search found it | once tool_search found it | yes                 |
+ * | `hidden`     | no                        | no                        | yes                 |
+ *
+ * A quarantined source's tools are never declared nor offered by
+ * tool_search; called anyway (a client that ignored list_changed), they
+ * answer `quarantined` from the call path.
  */
 import type { CatalogEntry } from "./catalog.js";
+import type { Manifest } from "./manifest.js";
+import type { CallerOrigin } from "./caller.js";
 
 export type ToolDeclaration = { name: string; description: string; input_schema: Record<string, unknown> };
 
+/** The part of a Caller the rule reads. */
+export type Reach = { origin: CallerOrigin; activated: ReadonlySet<string> };
+
+export function mayReach(manifest: Pick<Manifest, "name" | "exposure">, caller: Reach): boolean {
+  switch (manifest.exposure) {
+    case "direct":
+      return true;
+    case "model_only":
+      return caller.origin === "model";
+    case "codemode":
+      return caller.origin === "codemode";
+    case "deferred":
+      return caller.activated.has(manifest.name);
+    case "hidden":
+      return false;
+    default:
+      // An exposure added to EXPOSURES without a rule here reaches nobody.
+      return false;
+  }
+}
+
 export function declare(entries: CatalogEntry[], isQuarantined: (source: string) => boolean, activated: ReadonlySet<string>): ToolDeclaration[] {
+  const model: Reach = { origin: "model", activated };
   return entries
-    .filter((entry) => {
-      const { exposure, name } = entry.manifest;
-      const visible = exposure === "direct" || exposure === "model_only" || (exposure === "deferred" && activated.has(name));
-      return visible && !isQuarantined(entry.source);
-    })
+    .filter((entry) => mayReach(entry.manifest, model) && !isQuarantined(entry.source))
     .map((entry) => ({ name: entry.manifest.name, description: entry.manifest.description, input_schema: entry.manifest.inputSchema }));
 }
 
@@ -30,12 +58,13 @@ function terms(text: string): string[] {
 
 /**
  * Deferred tools ranked by the query's keywords: a hit in the name weighs
- * three times a hit in the description. Tools with no hit are left out.
+ * three times a hit in the description. Tools with no hit are left out, and
+ * so are a quarantined source's.
  */
-export function searchDeferred(entries: CatalogEntry[], query: string, limit: number): CatalogEntry[] {
+export function searchDeferred(entries: CatalogEntry[], query: string, limit: number, isQuarantined: (source: string) => boolean): CatalogEntry[] {
   const wanted = terms(query);
   const scored = entries
-    .filter((entry) => entry.manifest.exposure === "deferred")
+    .filter((entry) => entry.manifest.exposure === "deferred" && !isQuarantined(entry.source))
     .map((entry) => {
       const name = entry.manifest.name.toLowerCase();
       const description = entry.manifest.description.toLowerCase();

@@ -4,6 +4,8 @@
  * cache of checked manifests.
  */
 export { Catalog, type CatalogEntry, type Runner, type BuiltinRun, type BuiltinAnswer } from "./catalog.js";
-export { declare, searchDeferred, type ToolDeclaration } from "./exposure.js";
+export { declare, mayReach, searchDeferred, type Reach, type ToolDeclaration } from "./exposure.js";
+export { Caller, createCaller, CallerOptions, CALLER_ORIGINS, CALLER_ID_PATTERN, type CallerOrigin } from "./caller.js";
 export { checkManifests, checkManifestList, Manifest, TOOL_NAME_PATTERN, MAX_DESCRIPTION_CHARS } from "./manifest.js";
 export { ManifestCache, guestRuntimeId, type ManifestCacheOptions, type ManifestOrigin } from "./manifest-cache.js";
+export { trimSchema } from "./json-schema.js";

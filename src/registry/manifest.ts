@@ -2,10 +2,12 @@
  * @module src/registry/manifest
  * The host's own check of what a module says about its tools. The guest
  * wrote the manifests; the host trusts none of it until this schema passes:
- * names, sizes, effects, exposure and limits are all checked here.
+ * names, sizes, effects, exposure and limits are all checked here, and the
+ * schemas trimmed of what costs a model tokens and says nothing.
  */
 import { z } from "zod";
 import { EXPOSURES } from "../../sandbox/protocol.js";
+import { trimSchema } from "./json-schema.js";
 
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const MAX_DESCRIPTION_CHARS = 2048;
@@ -92,7 +94,8 @@ export function checkManifestList(tools: readonly unknown[]): ManifestCheck {
     }
     if (seen.has(parsed.data.name)) return { ok: false, message: `two tools are named "${parsed.data.name}"` };
     seen.add(parsed.data.name);
-    manifests.push(parsed.data);
+    const { inputSchema, outputSchema } = parsed.data;
+    manifests.push({ ...parsed.data, inputSchema: trimSchema(inputSchema), ...(outputSchema !== undefined ? { outputSchema: trimSchema(outputSchema) } : {}) });
   }
   return { ok: true, manifests };
 }

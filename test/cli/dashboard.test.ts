@@ -74,5 +74,10 @@ describe("corral dashboard", { timeout: 90_000 }, () => {
     assert.match(missing.stderr, /is not a corral ledger \(no such file\)/);
     const badPort = await runCli(["dashboard", "--port", "70000", "--ledger", ledger], { cwd: dir.path });
     assert.equal(badPort.code, 2);
+    // A PostgreSQL ledger is refused as unsupported, without echoing its URL (it may hold a password).
+    const postgres = await runCli(["dashboard", "--ledger", "postgres://ops:hunter2@127.0.0.1:1/ledger"], { cwd: dir.path });
+    assert.equal(postgres.code, 2);
+    assert.match(postgres.stderr, /SQLite ledger files only/);
+    assert.doesNotMatch(postgres.stderr + postgres.stdout, /hunter2/);
   });
 });

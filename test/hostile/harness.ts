@@ -35,7 +35,7 @@ export type { SharedHost };
 /** The case files live in the source tree; tests run from dist/test/hostile. */
 export const CASES_DIR = fileURLToPath(new URL("../../../test/hostile/cases/", import.meta.url));
 
-export const CATEGORIES = ["escape", "cpu", "memory", "async", "poisoned", "contamination", "crash"] as const;
+export const CATEGORIES = ["escape", "cpu", "memory", "async", "poisoned", "contamination", "crash", "verdict"] as const;
 export type Category = (typeof CATEGORIES)[number];
 
 export type HostileCase = {

@@ -41,7 +41,7 @@ export async function checkCommand(target: string, options: CheckOptions, contex
  * plugin itself, so it is taken as a folder of plugins. One with a broken
  * package.json is still checked as a plugin, so that its error is shown.
  */
-function isFolderOfPlugins(path: string): boolean {
+export function isFolderOfPlugins(path: string): boolean {
   if (!statSync(path).isDirectory() || existsSync(join(path, "package.json"))) return false;
   return "error" in resolvePluginPath(path);
 }

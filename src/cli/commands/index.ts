@@ -11,3 +11,6 @@ export { demoCommand } from "./demo.js";
 export { auditCommand, type AuditOptions } from "./audit.js";
 export { parseUntil, quarantineCommand, releaseCommand, type QuarantineOptions, type ReleaseOptions } from "./quarantine.js";
 export { dashboardCommand, DASHBOARD_TOKEN_ENV, type DashboardCliOptions } from "./dashboard.js";
+// mcp.ts loads the MCP SDK: main.ts imports it only when `corral mcp` runs.
+export { MCP_TOKEN_ENV } from "./mcp-env.js";
+export type { McpOptions } from "./mcp.js";

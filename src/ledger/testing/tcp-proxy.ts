@@ -4,7 +4,8 @@
  * test can take "the server" down and bring it back without stopping the
  * real one (other runs use it): down() cuts every open connection and stops
  * listening (a new connection is refused, as from a stopped server); up()
- * listens again on the same port. The bytes are passed on untouched.
+ * listens again on the same port; stall() drops bytes without closing
+ * anything (a silent network). The bytes are passed on untouched.
  */
 import { createServer, connect, type Server, type Socket } from "node:net";
 
@@ -13,6 +14,7 @@ export class TcpProxy {
   readonly #sockets = new Set<Socket>();
   #server: Server | undefined;
   #port = 0;
+  #stalled = false;
 
   constructor(target: { host: string; port: number }) {
     this.#target = target;
@@ -38,8 +40,9 @@ export class TcpProxy {
         socket.on("close", () => this.#sockets.delete(socket));
         socket.on("error", () => undefined);
       }
-      client.pipe(upstream);
-      upstream.pipe(client);
+      // Bytes are dropped while stalled: a network that went silent, with no FIN and no reset.
+      client.on("data", (chunk: Buffer) => void (this.#stalled || upstream.write(chunk)));
+      upstream.on("data", (chunk: Buffer) => void (this.#stalled || client.write(chunk)));
       client.on("close", () => upstream.destroy());
       upstream.on("close", () => client.destroy());
     });
@@ -49,6 +52,11 @@ export class TcpProxy {
     });
     this.#port = (server.address() as { port: number }).port;
     this.#server = server;
+  }
+
+  /** Drops every byte from now on (true) or passes them again (false), leaving the connections open. */
+  stall(stalled: boolean): void {
+    this.#stalled = stalled;
   }
 
   async down(): Promise<void> {

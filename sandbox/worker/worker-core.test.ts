@@ -1,0 +1,114 @@
+/**
+ * @module sandbox/worker/worker-core.test
+ * The worker's logic in this process, with real isolates and no worker
+ * process: tasks in, classified replies out.
+ */
+import { after, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import type { CallReply, CallTask, DescribeReply, Task } from "../protocol.js";
+import { WorkerCore } from "./worker-core.js";
+
+const SETTINGS = { maxWarmIsolates: 4, maxWarmHeapMb: 256, loadTimeoutMs: 1_000, defaultMemoryMb: 32, watchdogGraceMs: 500 };
+const LIMITS = { timeoutMs: 500, memoryMb: 32, maxOutputBytes: 64 * 1024, maxDepth: 16 };
+
+function bundleOf(code: string, source = "agent:test") {
+  return { hash: createHash("sha256").update(code).digest("hex"), filename: source, code };
+}
+
+function tool(name: string, run: string): string {
+  return `const { defineTool } = require("corral"); const { z } = require("zod");
+module.exports = defineTool({ name: ${JSON.stringify(name)}, description: "t", input: z.object({}).passthrough(), effects: [], run: ${run} });`;
+}
+
+function callTask(code: string, name: string, limits = LIMITS): CallTask {
+  return { type: "call", callId: "c", bundle: bundleOf(code), tool: name, inputJson: "{}", limits };
+}
+
+describe("WorkerCore, in process", { timeout: 60_000 }, () => {
+  const core = new WorkerCore(SETTINGS);
+  after(() => core.close());
+
+  it("describes a module and keeps its one tool's isolate warm", async () => {
+    const code = tool("ok_tool", "() => ({ n: 1 })");
+    const reply = (await core.handle({ type: "describe", bundle: bundleOf(code), limits: LIMITS })) as DescribeReply;
+    assert.equal(reply.kind, "ok");
+    assert.ok(reply.kept?.startsWith("agent:test:"), "the warm key names the source");
+    const call = (await core.handle(callTask(code, "ok_tool"))) as CallReply;
+    assert.equal(call.kind, "ok");
+    assert.equal(call.warm, true);
+    assert.deepEqual(JSON.parse(call.envelopeJson ?? "").structured, { n: 1 });
+  });
+
+  it("answers a plain throw as tool_error, at once", async () => {
+    const started = performance.now();
+    const reply = (await core.handle(callTask(tool("thrower", "() => { throw new Error('no') }"), "thrower"))) as CallReply;
+    assert.equal(reply.kind, "tool_error");
+    assert.ok(performance.now() - started < LIMITS.timeoutMs, "not a wait for the deadline");
+  });
+
+  it("answers an error whose logs and message escape past the error budget as tool_error", async () => {
+    const run = `() => { const s = "\\u0001".repeat(499); for (let i = 0; i < 100; i++) console.log(s); throw new Error("\\u0001".repeat(100000)); }`;
+    const reply = (await core.handle(callTask(tool("escaper", run), "escaper"))) as CallReply;
+    assert.equal(reply.kind, "tool_error", JSON.stringify(reply).slice(0, 300));
+  });
+
+  it("answers a loop past the time limit as timeout", async () => {
+    const reply = (await core.handle(callTask(tool("spin", "() => { for (;;) {} }"), "spin", { ...LIMITS, timeoutMs: 100 }))) as CallReply;
+    assert.equal(reply.kind, "timeout");
+  });
+
+  it("answers a throw after allocating and freeing near the limit as tool_error", async () => {
+    const run = `() => { let keep = []; for (let i = 0; i < 150000; i++) keep.push({ i, s: "x" + i }); keep = null; throw new Error("after freeing"); }`;
+    const reply = (await core.handle(callTask(tool("freer", run), "freer", { ...LIMITS, timeoutMs: 5_000 }))) as CallReply;
+    assert.equal(reply.kind, "tool_error", JSON.stringify(reply).slice(0, 300));
+  });
+
+  it("answers a module whose top level throws as compile_error on load and tool_error on a cold call", async () => {
+    const code = `throw new Error("top level");`;
+    const load = await core.handle({ type: "describe", bundle: bundleOf(code), limits: LIMITS });
+    assert.equal(load.kind, "compile_error");
+    const call = await core.handle(callTask(code, "anything"));
+    assert.equal(call.kind, "tool_error");
+  });
+
+  it("keeps isolates of two sources with the same code apart", async () => {
+    const code = tool("shared", "() => { globalThis.n = (globalThis.n ?? 0) + 1; return { n: globalThis.n }; }");
+    const a: Task = { ...callTask(code, "shared"), bundle: bundleOf(code, "agent:a") };
+    const b: Task = { ...callTask(code, "shared"), bundle: bundleOf(code, "agent:b") };
+    await core.handle(a);
+    const second = (await core.handle(a)) as CallReply;
+    const other = (await core.handle(b)) as CallReply;
+    assert.deepEqual(JSON.parse(second.envelopeJson ?? "").structured, { n: 2 });
+    assert.deepEqual(JSON.parse(other.envelopeJson ?? "").structured, { n: 1 });
+  });
+
+  it("answers a timer's uninterruptible native work only once it is over", async () => {
+    // Object.keys of a large typed array ignores termination: the deadline
+    // passes inside it, and the answer must wait until the isolate's thread is free.
+    const run = `() => new Promise(() => { setTimeout(() => { Object.keys(new Uint8Array(20_000_000)); }, 1); })`;
+    const reply = (await core.handle(callTask(tool("native_sort", run), "native_sort", { ...LIMITS, memoryMb: 256, timeoutMs: 50 }))) as CallReply;
+    assert.equal(reply.kind, "timeout");
+    // Once answered, nothing of it runs: this process is quiet.
+    const before = process.cpuUsage();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const used = process.cpuUsage(before);
+    assert.ok((used.user + used.system) / 1000 < 60, `the process kept working after the answer: ${used.user + used.system} us of CPU in 100 ms`);
+  });
+
+  it("counts a kept isolate's WebAssembly memory in the warm budget", async () => {
+    const before = core.warmFootprintBytes;
+    const run = `() => { globalThis.kept = new WebAssembly.Memory({ initial: 480 }); new Uint8Array(globalThis.kept.buffer).fill(1); return { pages: 480 }; }`;
+    const reply = (await core.handle(callTask(tool("wasm_keeper", run), "wasm_keeper", { ...LIMITS, timeoutMs: 5_000 }))) as CallReply;
+    assert.equal(reply.kind, "ok", JSON.stringify(reply).slice(0, 300));
+    // 480 pages of 64 KiB: 30 MB that V8's heap statistics do not show.
+    assert.ok(core.warmFootprintBytes - before >= 25 * 1024 * 1024, `counted ${core.warmFootprintBytes - before} bytes`);
+  });
+
+  it("runs a debounce over 200,000 events with one pending timer", async () => {
+    const run = `() => new Promise((resolve) => { let t; let fired = 0; for (let i = 0; i < 200000; i++) { clearTimeout(t); t = setTimeout(() => { fired++; resolve({ fired }); }, 5); } })`;
+    const reply = (await core.handle(callTask(tool("debounce", run), "debounce", { ...LIMITS, timeoutMs: 5_000 }))) as CallReply;
+    assert.equal(reply.kind, "ok", JSON.stringify(reply).slice(0, 300));
+    assert.deepEqual(JSON.parse(reply.envelopeJson ?? "").structured, { fired: 1 });
+  });
+});

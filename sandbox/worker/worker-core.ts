@@ -1,0 +1,274 @@
+/**
+ * @module sandbox/worker/worker-core
+ * What a sandbox worker does with a task, apart from its process: the
+ * isolate cache, the blank isolate kept ready, and describe / call / warm.
+ * entry.ts wires it to the host's messages; tests drive it in-process with
+ * real isolates (worker-core.test.ts).
+ *
+ * ```
+ * describe: fresh isolate, load (load limits), describe; kept if the module has one tool
+ * call:     warm isolate from the cache, or create one (its top level under the
+ *           load limits); invoke under the call's limits; keep it
+ * warm:     create the isolate a call would (unless cached); keep it
+ * ```
+ * Every kept isolate, whoever made it, is in the one cache and counted in its
+ * memory budget (heap and external memory), so it is evicted before it can
+ * push another source's call over a limit.
+ */
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { isolateKey, QUICK_CALL_MS, type CallReply, type CallTask, type DescribeReply, type DescribeTask, type Reply, type Task, type TaskPhase, type WarmReply, type WarmTask } from "../protocol.js";
+import { bundleCode } from "./bundle-store.js";
+import { IsolateCache } from "./isolate-cache.js";
+import { LoadFailure, ToolIsolate } from "./tool-isolate.js";
+import { zeroMetrics } from "./run-result.js";
+
+export const WorkerSettings = z.strictObject({
+  maxWarmIsolates: z.number().int().positive(),
+  maxWarmHeapMb: z.number().int().positive(),
+  /** The time limit of a module's top level, wherever it runs (describe, warm-up, a cold call). */
+  loadTimeoutMs: z.number().int().positive(),
+  /** The memory limit most tools get: the blank isolate kept ready has it. */
+  defaultMemoryMb: z.number().int().min(8),
+  /** How long past a call's limit the host waits before it kills this worker (see holdBack). */
+  watchdogGraceMs: z.number().int().min(0),
+});
+export type WorkerSettings = z.infer<typeof WorkerSettings>;
+
+/** A load is usually followed at once by the tool's first call: wait a moment of quiet first. */
+const REFILL_AFTER_IDLE_MS = 100;
+
+export class WorkerCore {
+  readonly #settings: WorkerSettings;
+  readonly #cache: IsolateCache;
+  // One blank isolate (context and guest runtime run, no module) is kept ready
+  // and made again only while this worker is idle: a cold tool then pays for
+  // its own module, not for initialising zod.
+  #blank: ToolIsolate | undefined;
+  #blankMemoryMb: number;
+  #refill: NodeJS.Timeout | undefined;
+  /**
+   * Isolates that have run a call. One that has not (a describe's or a
+   * warm-up's: only the module's top level ran) holds no caller's data, so a
+   * call of any scope, or a fresh call, may take it as its own.
+   */
+  readonly #served = new WeakSet<ToolIsolate>();
+  /** Tasks received and not yet answered (the blank is refilled only at zero). */
+  tasksInFlight = 0;
+
+  constructor(settings: WorkerSettings) {
+    this.#settings = settings;
+    this.#cache = new IsolateCache({ maxIsolates: settings.maxWarmIsolates, maxHeapBytes: settings.maxWarmHeapMb * 1024 * 1024 });
+    this.#blankMemoryMb = settings.defaultMemoryMb;
+  }
+
+  get settings(): WorkerSettings {
+    return this.#settings;
+  }
+
+  /**
+   * Runs one task. `phase` hears when a call or warm-up starts running a
+   * module's top level (`load`) and when that is over (`run`).
+   */
+  async handle(task: Task, phase: (phase: TaskPhase) => void = () => undefined): Promise<Reply> {
+    try {
+      if (task.type === "describe") return await this.#describe(task);
+      return task.type === "call" ? await this.#call(task, phase) : this.#warm(task, phase);
+    } catch (error) {
+      // A failure of this worker's own code, not of the tool: said so, and no strike.
+      return failed(task, "tool_error", `corral's sandbox worker failed (not counted against the tool): ${error instanceof Error ? error.message : "unknown error"}`);
+    }
+  }
+
+  /** The keys the cache dropped since the last call. */
+  takeDropped(): string[] {
+    return this.#cache.takeDropped();
+  }
+
+  /** Whether `task` is a call of a warm isolate whose last call was quick. */
+  expectedQuick(task: Task): boolean {
+    if (task.type !== "call" || task.fresh === true) return false;
+    const warm = this.#cache.peek(isolateKey(task.bundle, task.limits.memoryMb, task.tool, task.scope));
+    return warm !== undefined && warm.lastCallMs <= QUICK_CALL_MS;
+  }
+
+  /** The number of isolates kept warm now. */
+  get warmIsolates(): number {
+    return this.#cache.size;
+  }
+
+  /** What the kept isolates weigh in the budget: heap, external buffers, WebAssembly memory. */
+  get warmFootprintBytes(): number {
+    return this.#cache.footprintBytes;
+  }
+
+  /** Makes the blank isolate now (boot), at the default memory limit. */
+  prepareBlank(): void {
+    this.#blank = ToolIsolate.prepare(this.#blankMemoryMb, this.#settings.loadTimeoutMs);
+  }
+
+  /** Refills the blank isolate after a moment of quiet (call when no task is queued). */
+  refillBlank(): void {
+    clearTimeout(this.#refill);
+    this.#refill = setTimeout(() => {
+      const blank = this.#blank;
+      if (this.tasksInFlight > 0 || (blank !== undefined && blank.blank && blank.memoryMb === this.#blankMemoryMb)) return;
+      blank?.dispose();
+      this.#blank = undefined;
+      try {
+        this.prepareBlank();
+      } catch {
+        // A blank that cannot be made now is made on demand by the next load.
+      }
+    }, REFILL_AFTER_IDLE_MS);
+    this.#refill.unref();
+  }
+
+  stopRefill(): void {
+    clearTimeout(this.#refill);
+  }
+
+  /** Disposes every isolate this core holds. */
+  close(): void {
+    this.stopRefill();
+    this.#blank?.dispose();
+    this.#blank = undefined;
+    this.#cache.clear();
+    this.#cache.takeDropped();
+  }
+
+  #takeBlank(memoryMb: number): ToolIsolate | undefined {
+    this.#blankMemoryMb = memoryMb;
+    const blank = this.#blank;
+    if (blank === undefined || blank.memoryMb !== memoryMb || !blank.blank) return undefined;
+    this.#blank = undefined;
+    return blank;
+  }
+
+  /** A new isolate with the task's bundle loaded (its top level under the load time limit), from the blank one when it fits. */
+  #createIsolate(task: Task): ToolIsolate | LoadFailure {
+    const options = {
+      code: bundleCode(task.bundle),
+      filename: task.bundle.filename,
+      memoryMb: task.limits.memoryMb,
+      loadTimeoutMs: task.type === "describe" ? task.limits.timeoutMs : this.#settings.loadTimeoutMs,
+      phase: task.type === "call" ? ("call" as const) : ("load" as const),
+    };
+    return ToolIsolate.create(options, this.#takeBlank(task.limits.memoryMb));
+  }
+
+  async #describe(task: DescribeTask): Promise<DescribeReply> {
+    const created = this.#createIsolate(task);
+    if (created instanceof LoadFailure) return { type: "describe", kind: created.kind, message: created.message, metrics: zeroMetrics() };
+    const run = await created.describe(task.limits);
+    const reply: DescribeReply = { type: "describe", kind: run.kind, metrics: run.metrics };
+    if (run.kind === "ok") reply.manifestsJson = run.text;
+    else reply.message = run.message ?? run.text ?? "describing the module's tools failed";
+    // A module of one tool: its describe isolate is exactly what that tool's
+    // first call would build (fresh context, runtime, the module's top level),
+    // so it stays warm under the call's key instead of being built twice.
+    const only = run.kind === "ok" && run.text !== undefined ? soleToolName(run.text) : undefined;
+    if (only !== undefined && created.alive) {
+      const key = isolateKey(task.bundle, task.limits.memoryMb, only);
+      this.#cache.keep(key, created);
+      if (this.#cache.peek(key) !== undefined) reply.kept = key;
+    } else {
+      created.dispose();
+    }
+    return reply;
+  }
+
+  /** Builds and keeps the isolate a call of the task's tool would use (nothing runs if it is warm already). */
+  #warm(task: WarmTask, phase: (phase: TaskPhase) => void): WarmReply {
+    const key = isolateKey(task.bundle, task.limits.memoryMb, task.tool);
+    if (this.#cache.peek(key) !== undefined) return { type: "warm", kind: "ok", kept: key, metrics: zeroMetrics() };
+    const started = performance.now();
+    phase("load");
+    const created = this.#createIsolate(task);
+    if (created instanceof LoadFailure) return { type: "warm", kind: created.kind, message: created.message, metrics: zeroMetrics() };
+    this.#cache.keep(key, created);
+    const reply: WarmReply = { type: "warm", kind: "ok", metrics: { wallMs: performance.now() - started, cpuMs: 0, heapBytes: created.heapBytes } };
+    if (this.#cache.peek(key) !== undefined) reply.kept = key;
+    return reply;
+  }
+
+  /** The call's isolate: its scope's warm one, else an unused one under the key without scope. */
+  #takeIsolate(task: CallTask): ToolIsolate | undefined {
+    const unscoped = isolateKey(task.bundle, task.limits.memoryMb, task.tool);
+    if (task.fresh !== true) {
+      const own = this.#cache.take(isolateKey(task.bundle, task.limits.memoryMb, task.tool, task.scope));
+      if (own !== undefined || task.scope === undefined || task.scope === "") return own;
+    }
+    const unused = this.#cache.peek(unscoped);
+    return unused !== undefined && !this.#served.has(unused) ? this.#cache.take(unscoped) : undefined;
+  }
+
+  async #call(task: CallTask, phase: (phase: TaskPhase) => void): Promise<CallReply> {
+    const key = isolateKey(task.bundle, task.limits.memoryMb, task.tool, task.scope);
+    let isolate = this.#takeIsolate(task);
+    const warm = isolate !== undefined;
+    if (isolate === undefined) {
+      phase("load");
+      const created = this.#createIsolate(task);
+      if (created instanceof LoadFailure) return { type: "call", kind: created.kind, message: created.message, metrics: zeroMetrics(), warm };
+      isolate = created;
+      phase("run");
+    }
+    this.#served.add(isolate);
+    const run = await isolate.invoke(task.tool, task.inputJson, task.callId, task.limits);
+    isolate.lastCallMs = run.metrics.wallMs;
+    // A fresh call's isolate is never used again: nothing it left can reach another call.
+    if (task.fresh === true) isolate.dispose();
+    else this.#cache.keep(key, isolate);
+    const reply: CallReply = { type: "call", kind: run.kind, metrics: run.metrics, warm };
+    if (run.text !== undefined) reply.envelopeJson = run.text;
+    if (run.message !== undefined) reply.message = run.message;
+    return reply;
+  }
+
+  /**
+   * Run once at boot, before tinypool reports this process ready: the first
+   * isolate of a process pays for compiling the guest runtime (and makes the
+   * code cache the others reuse). Paid here, through the same path a host's
+   * call takes, by a module of our own; the isolates it made are dropped.
+   * `each` runs after every task (entry.ts also warms its message parsing).
+   */
+  async warmUp(each: (task: Task, reply: Reply) => void = () => undefined): Promise<void> {
+    const limits = { timeoutMs: 5_000, memoryMb: this.#settings.defaultMemoryMb, maxOutputBytes: 64 * 1024, maxDepth: 8 };
+    const bundle = { hash: createHash("sha256").update(WARM_UP_MODULE).digest("hex"), filename: "corral:warm-up", code: WARM_UP_MODULE };
+    const describeTask: Task = { type: "describe", bundle, limits };
+    const callTask: Task = { type: "call", callId: "warm-up", bundle, tool: "warm_up", inputJson: '{"text":"a b c"}', limits };
+    for (let i = 0; i < 20; i++) {
+      const task = i === 0 ? describeTask : callTask;
+      const reply = await this.handle(task);
+      // The warm-up only saves the first call some compiling: on a machine so
+      // busy that it cannot finish under its limits, the worker serves cold
+      // rather than dying at boot (and being forked again, for ever).
+      if (reply.kind !== "ok") break;
+      each(task, reply);
+    }
+    this.#cache.clear();
+    this.#cache.takeDropped();
+  }
+}
+
+const WARM_UP_MODULE = `const { defineTool } = require("corral"); const { z } = require("zod");
+module.exports = defineTool({ name: "warm_up", description: "warms the worker", input: z.object({ text: z.string() }),
+  effects: [], run: ({ text }) => ({ words: text.split(" ").length, at: new Date(0) }) });`;
+
+/** The name of the module's only tool, from the runtime's own description (checked again on the host). */
+function soleToolName(manifestsJson: string): string | undefined {
+  try {
+    const described = JSON.parse(manifestsJson) as { ok?: unknown; tools?: { name?: unknown }[] };
+    const tools = described.ok === true && Array.isArray(described.tools) ? described.tools : [];
+    return tools.length === 1 && typeof tools[0]?.name === "string" ? tools[0].name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A reply of the task's own type that ran nothing. */
+export function failed(task: Task, kind: Reply["kind"], message: string): Reply {
+  if (task.type === "call") return { type: "call", kind, message, metrics: zeroMetrics(), warm: false };
+  return { type: task.type, kind, message, metrics: zeroMetrics() };
+}

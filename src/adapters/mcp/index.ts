@@ -1,0 +1,151 @@
+/**
+ * @module src/adapters/mcp
+ * createMcpServer(host, options): corral's tools over the Model Context
+ * Protocol, built on the official TypeScript SDK (v1,
+ * `@modelcontextprotocol/sdk`; see docs/mcp.md for why). One server serves
+ * any number of sessions: `connect(transport)` for stdio or any SDK
+ * transport, `listen()` for Streamable HTTP on 127.0.0.1. The host stays the
+ * embedding program's: close() ends the sessions and HTTP servers, not it.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { z } from "zod";
+import { CorralError, HostClosedError } from "../../errors.js";
+import type { Host } from "../../host/index.js";
+import { listenHttp, type McpHttpServer } from "./http-server.js";
+import { McpSession, type SessionSettings } from "./session.js";
+
+export { McpSession } from "./session.js";
+export { MCP_PATH, type McpHttpServer } from "./http-server.js";
+export { hintsFor, titleOf, toMcpTool, type ToolHints } from "./tool-list.js";
+export { toCallToolResult } from "./call-result.js";
+
+export const MCP_DEFAULTS = {
+  /** The server's name in `initialize`. @default "corral" */
+  name: "corral",
+  /** A progress notification this often while a call runs, when the client asked for progress. @default 1000 */
+  progressIntervalMs: 1_000,
+} as const;
+
+export const MCP_HTTP_DEFAULTS = {
+  /** @default "127.0.0.1" */
+  host: "127.0.0.1",
+  /** 0: any free port. @default 0 */
+  port: 0,
+  /** A larger POST body is refused with 413. @default 4 MiB */
+  maxBodyBytes: 4 * 1024 * 1024,
+  /** @default 64 */
+  maxSessions: 64,
+} as const;
+
+export const McpServerOptions = z.strictObject({
+  /** @default "corral" */
+  name: z.string().min(1).max(128).optional(),
+  /** The server's version in `initialize` (the CLI passes corral's). @default "0.0.0" */
+  version: z.string().min(1).max(64).optional(),
+  /** Text a client may add to its model's prompt. @default none */
+  instructions: z.string().max(8192).optional(),
+  /** @default 1000 */
+  progressIntervalMs: z.number().int().min(10).optional(),
+});
+export type McpServerOptions = z.input<typeof McpServerOptions>;
+
+export const McpHttpOptions = z.strictObject({
+  /** The address to bind. Anything but a loopback address exposes the tools to the network. @default "127.0.0.1" */
+  host: z.string().min(1).optional(),
+  /** @default 0 (any free port) */
+  port: z.number().int().min(0).max(65535).optional(),
+  /** Required as `Authorization: Bearer <token>`. @default a random one, read it from `.token` */
+  token: z.string().min(16, "a token is at least 16 characters").max(512).regex(/^\S+$/, "a token has no spaces").optional(),
+  /** @default 4 MiB */
+  maxBodyBytes: z.number().int().min(1024).optional(),
+  /** @default 64 */
+  maxSessions: z.number().int().min(1).optional(),
+  /** Browser origins allowed besides loopback ones (`http://localhost:<port>` and the like). @default none */
+  allowedOrigins: z.array(z.string().url()).optional(),
+});
+export type McpHttpOptions = z.input<typeof McpHttpOptions>;
+
+export type CorralMcpServer = {
+  /** Serves one session on `transport` (e.g. the SDK's StdioServerTransport). */
+  connect(transport: Transport): Promise<McpSession>;
+  /** Serves Streamable HTTP at `/mcp`. */
+  listen(options?: McpHttpOptions): Promise<McpHttpServer>;
+  readonly alive: boolean;
+  /** Ends every session and HTTP server; the host stays open. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+};
+
+function parse<T extends z.ZodType>(schema: T, options: unknown, what: string): z.output<T> {
+  const parsed = schema.safeParse(options ?? {});
+  if (parsed.success) return parsed.data;
+  const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(options)"}: ${issue.message}`).join("; ");
+  throw new CorralError("invalid_options", `${what} options are invalid: ${detail}`, { issues: parsed.error.issues });
+}
+
+export function createMcpServer(host: Host, options: McpServerOptions = {}): CorralMcpServer {
+  const o = parse(McpServerOptions, options, "createMcpServer");
+  const settings: SessionSettings = {
+    name: o.name ?? MCP_DEFAULTS.name,
+    version: o.version ?? "0.0.0",
+    progressIntervalMs: o.progressIntervalMs ?? MCP_DEFAULTS.progressIntervalMs,
+    instructions: o.instructions,
+  };
+  const sessions = new Set<McpSession>();
+  const servers = new Set<McpHttpServer>();
+  let closed = false;
+  const assertAlive = () => {
+    if (closed) throw new HostClosedError("the MCP server");
+  };
+  const open = (callerId: string): McpSession => {
+    const session = new McpSession(host, callerId, settings, () => sessions.delete(session));
+    sessions.add(session);
+    return session;
+  };
+
+  const server: CorralMcpServer = {
+    async connect(transport) {
+      assertAlive();
+      const session = open(`mcp:${transport.sessionId ?? randomUUID()}`);
+      await session.connect(transport);
+      // The SDK's own handler first (it fails pending requests), then ours.
+      const sdkOnClose = transport.onclose;
+      transport.onclose = () => {
+        sdkOnClose?.();
+        void session.close();
+      };
+      return session;
+    },
+    async listen(httpOptions = {}) {
+      assertAlive();
+      const h = parse(McpHttpOptions, httpOptions, "listen");
+      const listening = await listenHttp(
+        {
+          host: h.host ?? MCP_HTTP_DEFAULTS.host,
+          port: h.port ?? MCP_HTTP_DEFAULTS.port,
+          token: h.token ?? randomBytes(24).toString("base64url"),
+          maxBodyBytes: h.maxBodyBytes ?? MCP_HTTP_DEFAULTS.maxBodyBytes,
+          maxSessions: h.maxSessions ?? MCP_HTTP_DEFAULTS.maxSessions,
+          allowedOrigins: h.allowedOrigins ?? [],
+        },
+        (callerId) => open(callerId),
+      );
+      servers.add(listening);
+      return listening;
+    },
+    get alive() {
+      return !closed;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...servers].map((each) => each.close()));
+      await Promise.all([...sessions].map((each) => each.close()));
+    },
+    [Symbol.asyncDispose]() {
+      return server.close();
+    },
+  };
+  return server;
+}

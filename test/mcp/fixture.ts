@@ -1,0 +1,58 @@
+/**
+ * @module test/mcp/fixture
+ * Tools for the MCP tests, written as files into a folder (the stdio server
+ * loads them as a user's `corral mcp <dir>` would), and small helpers around
+ * the SDK's own Client.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { toolSource } from "../helpers/host.js";
+
+const TOOLS = {
+  echo: toolSource({ name: "echo", input: "z.object({ text: z.string() })", run: "return { said: input.text };" }),
+  slow: toolSource({ name: "slow", input: "z.object({ ms: z.number() })", run: 'await new Promise((resolve) => setTimeout(resolve, input.ms)); return "done";' }),
+  spin: toolSource({ name: "spin", extra: "limits: { timeoutMs: 300 },", run: "while (true) {}" }),
+  writer: toolSource({ name: "writer", run: 'return "wrote";' }).replace("effects: [],", 'effects: ["fs_write", "net_read"],'),
+  secret: toolSource({ name: "secret", extra: 'exposure: "hidden",', run: 'return "the secret";' }),
+  forecast: toolSource({ name: "forecast", extra: 'exposure: "deferred",', run: 'return "sunny";' }).replace("test tool forecast", "Tells the weather forecast for a city"),
+};
+
+export type FixtureTool = keyof typeof TOOLS;
+export const FIXTURE_TOOLS = Object.keys(TOOLS) as FixtureTool[];
+
+/** Writes each tool as `<dir>/<name>.ts`; answers the folder. */
+export function writeTools(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  for (const [name, source] of Object.entries(TOOLS)) writeFileSync(join(dir, `${name}.ts`), source);
+  return dir;
+}
+
+/** Counts tools/list_changed notifications; `next()` resolves on the next one. */
+export function watchListChanged(client: Client): { count(): number; next(timeoutMs?: number): Promise<void> } {
+  let count = 0;
+  let waiters: Array<() => void> = [];
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    count += 1;
+    const woken = waiters;
+    waiters = [];
+    for (const wake of woken) wake();
+  });
+  return {
+    count: () => count,
+    next: (timeoutMs = 15_000) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no tools/list_changed within ${timeoutMs} ms`)), timeoutMs);
+        waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+  };
+}
+
+export function textOf(result: object): string {
+  const content = ((result as { content?: unknown }).content ?? []) as Array<{ type: string; text?: string }>;
+  return content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("\n");
+}
