@@ -11,6 +11,7 @@ import { createDashboard } from "../../dashboard/index.js";
 import { CorralError } from "../../errors.js";
 import { CliFailure, EXIT, UsageError, writeLines, type CliContext, type ExitCode } from "../context.js";
 import { defaultActor } from "./quarantine.js";
+import { untilSignal } from "../until-signal.js";
 
 export const DASHBOARD_TOKEN_ENV = "CORRAL_DASHBOARD_TOKEN";
 
@@ -53,14 +54,3 @@ export async function dashboardCommand(options: DashboardCliOptions, context: Cl
   }
 }
 
-function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      process.off("SIGINT", done);
-      process.off("SIGTERM", done);
-      resolve();
-    };
-    process.once("SIGINT", done);
-    process.once("SIGTERM", done);
-  });
-}

@@ -22,6 +22,7 @@ import { loadFailureLines } from "../format.js";
 import { BUNDLED_PLUGINS_DIR, packageVersion } from "../plugins-dir.js";
 import { isFolderOfPlugins } from "./check.js";
 import { MCP_TOKEN_ENV } from "./mcp-env.js";
+import { untilSignal } from "../until-signal.js";
 
 export type McpOptions = {
   http: boolean;
@@ -80,14 +81,3 @@ async function loadAll(host: Host, targets: string[], context: CliContext): Prom
   return results;
 }
 
-function untilSignal(): Promise<void> {
-  return new Promise((resolveSignal) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      resolveSignal();
-    };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-  });
-}
