@@ -39,3 +39,11 @@ export class HostClosedError extends CorralError {
     super("host_closed", `${what} was used after close(); create a new host`);
   }
 }
+
+/**
+ * zod's issues as one line an `invalid_options` message can carry: each
+ * issue's path (or "(options)" for the object itself) and its message.
+ */
+export function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+  return issues.map((issue) => `${issue.path.map(String).join(".") || "(options)"}: ${issue.message}`).join("; ");
+}

@@ -7,7 +7,7 @@ import { availableParallelism } from "node:os";
 import { z } from "zod";
 import type { Logger } from "pino";
 import type { MeterProvider, TracerProvider } from "@opentelemetry/api";
-import { CorralError } from "./errors.js";
+import { CorralError, describeIssues } from "./errors.js";
 import { EffectPolicy } from "./gate/effect-policy.js";
 import type { BeforeToolCall } from "./gate/gate.js";
 import type { HostEventListener } from "./events.js";
@@ -148,7 +148,7 @@ export type ResolvedHostOptions = {
 export function resolveHostOptions(options: unknown): ResolvedHostOptions {
   const parsed = HostOptions.safeParse(options ?? {});
   if (!parsed.success) {
-    const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(options)"}: ${issue.message}`).join("; ");
+    const detail = describeIssues(parsed.error.issues);
     throw new CorralError("invalid_options", `createHost options are invalid: ${detail}`, { issues: parsed.error.issues });
   }
   const resolved = { ...HOST_DEFAULTS, ...parsed.data } as ResolvedHostOptions;

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { CorralError } from "../errors.js";
+import { CorralError, describeIssues } from "../errors.js";
 import { POSTGRES_URL } from "../ledger/postgres-connection.js";
 
 export const DASHBOARD_DEFAULTS = {
@@ -41,7 +41,7 @@ export type ResolvedDashboardOptions = Required<Omit<DashboardOptions, "token">>
 export function resolveDashboardOptions(options: unknown): ResolvedDashboardOptions {
   const parsed = DashboardOptions.safeParse(options);
   if (!parsed.success) {
-    const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(options)"}: ${issue.message}`).join("; ");
+    const detail = describeIssues(parsed.error.issues);
     throw new CorralError("invalid_options", `dashboard options are invalid: ${detail}`, { issues: parsed.error.issues });
   }
   const given = parsed.data;

@@ -14,7 +14,7 @@
  * ```
  */
 import { z } from "zod";
-import { CorralError } from "../errors.js";
+import { CorralError, describeIssues } from "../errors.js";
 import { checkSourceId } from "../registry/source.js";
 import { InvalidCallRecordError, LedgerClosedError } from "./errors.js";
 import { resolveLedgerOptions, type LedgerOptions, type ResolvedLedgerOptions } from "./options.js";
@@ -202,6 +202,6 @@ export class Ledger {
 function parseRequest<T extends z.ZodType>(schema: T, request: unknown, method: string): z.infer<T> {
   const parsed = schema.safeParse(request);
   if (parsed.success) return parsed.data;
-  const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(options)"}: ${issue.message}`).join("; ");
+  const detail = describeIssues(parsed.error.issues);
   throw new CorralError("invalid_options", `${method}() options are invalid: ${detail}`, { issues: parsed.error.issues });
 }

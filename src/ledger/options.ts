@@ -4,7 +4,7 @@
  * the function that resolves one into the other and opens the store.
  */
 import { z } from "zod";
-import { CorralError } from "../errors.js";
+import { CorralError, describeIssues } from "../errors.js";
 import { MemoryLedgerStore } from "./memory-store.js";
 import { POSTGRES_URL } from "./postgres-connection.js";
 import { PostgresLedgerStore } from "./postgres-store.js";
@@ -65,7 +65,7 @@ export type ResolvedLedgerOptions = {
 export function resolveLedgerOptions(options: unknown): ResolvedLedgerOptions {
   const parsed = LedgerOptions.safeParse(options ?? {});
   if (!parsed.success) {
-    const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(options)"}: ${issue.message}`).join("; ");
+    const detail = describeIssues(parsed.error.issues);
     throw new CorralError("invalid_options", `Ledger options are invalid: ${detail}`, { issues: parsed.error.issues });
   }
   const given = parsed.data;

@@ -18,7 +18,7 @@
  */
 import pg from "pg";
 import { z } from "zod";
-import { CorralError } from "../errors.js";
+import { CorralError, describeIssues } from "../errors.js";
 import { LedgerUnavailableError } from "./errors.js";
 import { SCHEMA_NAME } from "./postgres-schema.js";
 
@@ -60,7 +60,7 @@ export type ResolvedPostgresOptions = Required<Omit<PostgresStoreOptions, "url">
 export function resolvePostgresOptions(options: unknown): ResolvedPostgresOptions {
   const parsed = PostgresStoreOptions.safeParse(options);
   if (!parsed.success) {
-    const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(options)"}: ${issue.message}`).join("; ");
+    const detail = describeIssues(parsed.error.issues);
     throw new CorralError("invalid_options", `PostgresLedgerStore options are invalid: ${detail}`, { issues: parsed.error.issues });
   }
   let url: URL;

@@ -39,7 +39,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { z } from "zod";
-import { CorralError } from "../errors.js";
+import { CorralError, describeIssues } from "../errors.js";
 import { LedgerClosedError, LedgerUnavailableError } from "./errors.js";
 import { prepareStatements, toState, toStrike, toolsBySource, type EventRow, type Statements, type StateRow, type StrikeRow, type ToolDbRow } from "./sqlite-rows.js";
 import { runEnd, sumRun } from "./record-runs.js";
@@ -111,7 +111,7 @@ export class SqliteLedgerStore implements LedgerStore {
   constructor(options: SqliteStoreOptions = {}) {
     const parsed = SqliteStoreOptions.safeParse(options);
     if (!parsed.success) {
-      const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(options)"}: ${issue.message}`).join("; ");
+      const detail = describeIssues(parsed.error.issues);
       throw new CorralError("invalid_options", `SqliteLedgerStore options are invalid: ${detail}`, { issues: parsed.error.issues });
     }
     const resolved = { ...SQLITE_STORE_DEFAULTS, ...parsed.data };

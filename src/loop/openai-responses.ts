@@ -24,7 +24,7 @@
  */
 import { z } from "zod";
 import { openaiTools, toFunctionCallOutput } from "../adapters/openai/tools.js";
-import { CorralError } from "../errors.js";
+import { CorralError, describeIssues } from "../errors.js";
 import { Caller, createCaller } from "../registry/index.js";
 import type { ToolResult } from "../result.js";
 import { ModelResponseError } from "./errors.js";
@@ -81,7 +81,7 @@ export type OpenAIConversationOptions = z.input<typeof OpenAIConversationOptions
 export async function runOpenAIConversation(client: OpenAIClientLike, request: ResponsesRequest, options: OpenAIConversationOptions): Promise<OpenAIConversationResult> {
   const parsedOptions = OpenAIConversationOptions.safeParse(options);
   if (!parsedOptions.success) {
-    const detail = parsedOptions.error.issues.map((issue) => `${issue.path.join(".") || "(options)"}: ${issue.message}`).join("; ");
+    const detail = describeIssues(parsedOptions.error.issues);
     throw new CorralError("invalid_options", `runOpenAIConversation options are invalid: ${detail}`, { issues: parsedOptions.error.issues });
   }
   const o = parsedOptions.data;

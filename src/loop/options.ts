@@ -4,7 +4,7 @@
  * the defaults in one constant beside it. Unknown keys are an error.
  */
 import { z } from "zod";
-import { CorralError } from "../errors.js";
+import { CorralError, describeIssues } from "../errors.js";
 import { Caller } from "../registry/index.js";
 import type { StreamEvent } from "./messages.js";
 import type { LoopHost } from "./types.js";
@@ -65,7 +65,7 @@ export type ResolvedConversationOptions = {
 export function resolveConversationOptions(options: unknown): ResolvedConversationOptions {
   const parsed = ConversationOptions.safeParse(options);
   if (!parsed.success) {
-    const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(options)"}: ${issue.message}`).join("; ");
+    const detail = describeIssues(parsed.error.issues);
     throw new CorralError("invalid_options", `runConversation options are invalid: ${detail}`, { issues: parsed.error.issues });
   }
   const o = parsed.data;

@@ -13,7 +13,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { CorralError } from "../errors.js";
+import { CorralError, describeIssues } from "../errors.js";
 
 /** `model`: a model's tool call. `codemode`: a call from a Code Mode script (see "9 · Code Mode"). */
 export const CALLER_ORIGINS = ["model", "codemode"] as const;
@@ -37,7 +37,7 @@ export class Caller {
   constructor(options: CallerOptions = {}) {
     const parsed = CallerOptions.safeParse(options);
     if (!parsed.success) {
-      const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(options)"}: ${issue.message}`).join("; ");
+      const detail = describeIssues(parsed.error.issues);
       throw new CorralError("invalid_options", `caller options are invalid: ${detail}`, { issues: parsed.error.issues });
     }
     this.origin = parsed.data.origin ?? "model";

@@ -19,7 +19,7 @@
  * by the host anyway.
  */
 import { z } from "zod";
-import { CorralError } from "../../errors.js";
+import { CorralError, describeIssues } from "../../errors.js";
 import { describeFailure } from "../../loop/tool-results.js";
 import { Caller, createCaller } from "../../registry/index.js";
 import type { ToolResult } from "../../result.js";
@@ -75,7 +75,7 @@ export type AiToolsOptions<T = unknown> = Omit<z.input<typeof AiToolsOptions>, "
 export function aiTools<T>(host: AdapterHost, options: AiToolsOptions<T>): Record<string, T> {
   const parsed = AiToolsOptions.safeParse(options);
   if (!parsed.success) {
-    const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(options)"}: ${issue.message}`).join("; ");
+    const detail = describeIssues(parsed.error.issues);
     throw new CorralError("invalid_options", `aiTools options are invalid: ${detail}`, { issues: parsed.error.issues });
   }
   const { timeoutMs, filter } = parsed.data;

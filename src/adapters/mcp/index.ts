@@ -10,7 +10,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { z } from "zod";
-import { CorralError, HostClosedError } from "../../errors.js";
+import { CorralError, HostClosedError, describeIssues } from "../../errors.js";
 import type { Host } from "../../host/index.js";
 import { listenHttp, type McpHttpServer } from "./http-server.js";
 import { McpSession, type SessionSettings } from "./session.js";
@@ -80,7 +80,7 @@ export type CorralMcpServer = {
 function parse<T extends z.ZodType>(schema: T, options: unknown, what: string): z.output<T> {
   const parsed = schema.safeParse(options ?? {});
   if (parsed.success) return parsed.data;
-  const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(options)"}: ${issue.message}`).join("; ");
+  const detail = describeIssues(parsed.error.issues);
   throw new CorralError("invalid_options", `${what} options are invalid: ${detail}`, { issues: parsed.error.issues });
 }
 

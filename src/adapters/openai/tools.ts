@@ -14,7 +14,7 @@
  * ```
  */
 import { z } from "zod";
-import { CorralError } from "../../errors.js";
+import { CorralError, describeIssues } from "../../errors.js";
 import { describeFailure } from "../../loop/tool-results.js";
 import { Caller, createCaller } from "../../registry/index.js";
 import type { ToolResult } from "../../result.js";
@@ -67,7 +67,7 @@ type Prepared = { name: string; description: string; parameters: Record<string, 
 export function openaiTools(host: AdapterHost, options: OpenAIToolsOptions = {}): OpenAIToolSet {
   const parsed = OpenAIToolsOptions.safeParse(options);
   if (!parsed.success) {
-    const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(options)"}: ${issue.message}`).join("; ");
+    const detail = describeIssues(parsed.error.issues);
     throw new CorralError("invalid_options", `openaiTools options are invalid: ${detail}`, { issues: parsed.error.issues });
   }
   const o = parsed.data;
