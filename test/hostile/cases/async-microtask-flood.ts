@@ -1,6 +1,8 @@
 // attempts: an endless chain of microtasks (each schedules the next), which
-// never yields back to the event loop.
+// never yields back to the event loop, and a promise that never settles.
 // expect: timeout
+// Each microtask frees what the one before it held, so memory stays flat: only
+// the clock can stop it (the growing promise chain is async-promise-chain).
 import { defineTool } from "corral";
 import { z } from "zod";
 
@@ -15,8 +17,6 @@ export default defineTool({
       queueMicrotask(again);
     };
     again();
-    return Promise.resolve().then(function spin(): Promise<void> {
-      return Promise.resolve().then(spin);
-    });
+    return new Promise<void>(() => {});
   },
 });
