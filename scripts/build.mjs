@@ -77,6 +77,22 @@ await esbuild.build({
   entryPoints: [join(root, "sandbox/guest/runtime.ts")],
   outfile: join(root, "dist/sandbox/guest/runtime.bundle.js"),
 });
+// whatwg-url, run in a tool's context only when it first uses URL (see sandbox/guest/web/url-bundle.ts).
+const tr46AsciiFastPath = {
+  name: "tr46-ascii-fast-path",
+  setup(build) {
+    build.onResolve({ filter: /^tr46$/ }, (args) =>
+      args.importer.includes(join("node_modules", "whatwg-url")) ? { path: join(root, "sandbox/guest/web/tr46-ascii.ts") } : undefined,
+    );
+  },
+};
+await esbuild.build({
+  ...isolateScriptOptions("urlModule"),
+  plugins: [...isolateScriptOptions("urlModule").plugins, tr46AsciiFastPath],
+  entryPoints: [join(root, "sandbox/guest/web/url-bundle.ts")],
+  outfile: join(root, "dist/sandbox/guest/web-url.bundle.js"),
+});
+
 // The dashboard's page is plain files, shipped as they are (no build step on the user's side).
 cpSync(join(root, "src/dashboard/assets"), join(root, "dist/src/dashboard/assets"), { recursive: true });
 

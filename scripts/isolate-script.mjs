@@ -27,6 +27,9 @@ export function isolateScriptOptions(exportName) {
     bundle: true,
     format: "cjs",
     platform: "neutral",
+    // "neutral" reads no main fields; the web globals' packages (whatwg-url,
+    // tr46, punycode, webidl-conversions) are found through "main".
+    mainFields: ["module", "main"],
     target: "es2022",
     minify: true,
     legalComments: "none",

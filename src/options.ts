@@ -13,6 +13,7 @@ import type { BeforeToolCall } from "./gate/gate.js";
 import type { HostEventListener } from "./events.js";
 import { LedgerOptions } from "./ledger/options.js";
 import { EXPOSURES } from "../sandbox/protocol.js";
+import { CapabilitiesOptions } from "./capabilities/options.js";
 
 export const HOST_DEFAULTS = {
   /** @default the machine's cores */
@@ -121,6 +122,8 @@ export const HostOptions = z.strictObject({
   ledger: LedgerOptions.omit({ onEvent: true, onStoreStatus: true }).optional(),
   /** Exposure of the built-in create_tool, and the agent id its tools are registered under. */
   createTool: z.strictObject({ agent: z.string().min(1).max(200), exposure: z.enum(EXPOSURES).optional() }).optional(),
+  /** What tools may reach beyond computing (fetch, ctx.fs, ctx.state), host-wide and per source; nothing by default. */
+  capabilities: CapabilitiesOptions.optional(),
   /** A pino logger for the audit log; quiet by default. */
   logger: z.custom<Logger>((value) => typeof value === "object" && value !== null && "info" in value).optional(),
   /** OpenTelemetry providers for spans and metrics; default: the API's global ones (no-ops until an SDK registers). */
@@ -142,6 +145,7 @@ export type ResolvedHostOptions = {
   onEvent?: HostEventListener;
   ledger?: Omit<LedgerOptions, "onEvent" | "onStoreStatus">;
   createTool?: { agent: string; exposure?: (typeof EXPOSURES)[number] };
+  capabilities?: CapabilitiesOptions;
   telemetry?: { tracerProvider?: TracerProvider; meterProvider?: MeterProvider };
 };
 

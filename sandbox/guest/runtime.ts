@@ -24,13 +24,20 @@ import { createTimers } from "./timers.js";
 import { createConsole } from "./console.js";
 import { collectTools, manifestOf, ModuleError } from "./module-tools.js";
 import { isSignal } from "./signals.js";
+import { installWebGlobals } from "./web/index.js";
+import { createFetch } from "./web/fetch.js";
+import { createCapabilityClient } from "./capability-client.js";
+import { createCapabilityApi } from "./capability-api.js";
 import type { GuestAnswer, GuestAnswerKind, GuestApi, GuestLent, GuestLoadAnswer, StartRequest } from "../shared/guest-api.js";
 
 const globalObject = globalThis as Record<string, unknown>;
-// The two callbacks the worker lends (fire-and-forget, plain numbers in):
+// The callbacks the worker lends (GuestLent in sandbox/shared/guest-api.ts):
 // taken off the global object before any tool code exists.
 const FERAL_WAKE = lent("__corral_wake");
 const FERAL_DONE = lent("__corral_done");
+const FERAL_RANDOM = lent("__corral_random");
+const FERAL_LOAD_URL = lent("__corral_load_url");
+const FERAL_CAPABILITY = lent("__corral_capability");
 
 function lent<K extends keyof GuestLent>(name: K): GuestLent[K] {
   const value = globalObject[name];
@@ -53,6 +60,35 @@ function defineGlobal(name: string, value: unknown): void {
 }
 for (const name of I.ObjectKeys(timers.globals)) defineGlobal(name, (timers.globals as Record<string, unknown>)[name]);
 defineGlobal("console", guestConsole.console);
+// URL, TextEncoder, crypto (random bytes from the worker's CSPRNG), fetch's classes ...
+installWebGlobals(globalObject, { random: (count) => FERAL_RANDOM(count), loadUrl: () => FERAL_LOAD_URL() });
+// fetch, ctx.fs and ctx.state: requests the host performs (and judges) for the current call.
+const capabilities = createCapabilityClient((seq, requestJson) => FERAL_CAPABILITY(seq, requestJson));
+const capabilityApi = createCapabilityApi(capabilities);
+const ourFetch = createFetch(capabilities);
+
+/**
+ * `fetch` is a global only for a tool that declared `net_read` or
+ * `net_write`. An isolate serves calls of one tool, so this changes the
+ * global at most once in it (a describe isolate never calls).
+ */
+let fetchFor: Tool | undefined;
+function syncFetchGlobal(tool: Tool): void {
+  if (fetchFor === tool) return;
+  fetchFor = tool;
+  const effects = tool.effects as readonly string[];
+  let wantsNet = false;
+  for (let i = 0; I.ArrayIsArray(effects) && i < effects.length; i++) wantsNet ||= effects[i] === "net_read" || effects[i] === "net_write";
+  if (wantsNet) defineGlobal("fetch", ourFetch);
+  else if (globalObject.fetch === ourFetch) delete globalObject.fetch;
+}
+const FETCH_HINT = " (fetch is there only for tools that declare the net_read or net_write effect)";
+
+/** A call is over: its timers and capability requests are forgotten. */
+function resetCall(): void {
+  timers.reset();
+  capabilities.reset();
+}
 
 // zod would compile a parser for each object schema with `new Function` on
 // its first parse: in a new isolate that costs more than it saves (~0.4 ms
@@ -255,7 +291,8 @@ function invokeTool(tool: Tool, name: string, inputJson: string, callId: string,
       const issues = issuesOf(parsed.error);
       return errorAnswer("invalid_input", `the input does not match the tool's schema: ${summarise(issues)}`, { issues });
     }
-    value = I.apply(tool.run, tool, [parsed.data, I.ObjectFreeze({ callId, tool: name })]);
+    syncFetchGlobal(tool);
+    value = I.apply(tool.run, tool, [parsed.data, I.ObjectFreeze({ callId, tool: name, fs: capabilityApi.fs, state: capabilityApi.state })]);
     if (!isThenable(value)) return answer(tool, value, budget);
   } catch (thrown) {
     return failureAnswer(thrown);
@@ -317,7 +354,8 @@ function failureAnswer(thrown: unknown): GuestAnswer {
       return errorAnswer("output_too_large", `${thrown.reason}: return less data, or page through it`);
     }
     const { message, stack } = describeThrown(thrown);
-    const failed = errorAnswer("tool_error", message, stack === undefined ? undefined : { stack });
+    const hinted = fetchFor !== undefined && globalObject.fetch === undefined && /\bfetch is not defined\b/.test(message) ? `${message}${FETCH_HINT}` : message;
+    const failed = errorAnswer("tool_error", hinted, stack === undefined ? undefined : { stack });
     if (isAllocationRefusal(thrown)) failed.refused = true;
     return failed;
   } catch {
@@ -366,7 +404,7 @@ function start(request: StartRequest): GuestAnswer | null {
     // worker asks poll for the answer.
     const answered = result as GuestAnswer;
     settled = { seq, answer: answered };
-    timers.reset();
+    resetCall();
     return answered;
   }
   waitingSeq = seq;
@@ -390,7 +428,7 @@ function poll(seq: number): GuestAnswer | "pending" | null {
   const { answer: answered } = settled;
   settled = undefined;
   waitingSeq = undefined;
-  timers.reset();
+  resetCall();
   return answered;
 }
 
@@ -415,7 +453,7 @@ function warm(): void {
   invokeTool(tool, "corral_warm_up", '{"text":1}', "warm-up", budget);
   errorAnswer("tool_error", "warm-up", { stack: "Error: warm-up\n    at warm" });
   guestConsole.take();
-  timers.reset();
+  resetCall();
 }
 
 /** Runs the bundle's top level and keeps its tools. Never throws; the reason a module is refused comes clipped. */
@@ -426,11 +464,11 @@ function load(factory: Function): GuestLoadAnswer {
     tools = collectTools(module.exports);
     // Lines the top level logged belong to no call; timers it set never fire.
     guestConsole.take();
-    timers.reset();
+    resetCall();
     return { ok: true };
   } catch (thrown) {
     guestConsole.take();
-    timers.reset();
+    resetCall();
     try {
       if (isSignal(thrown) && thrown instanceof ModuleError) return { ok: false, message: clipText(thrown.message, MESSAGE_MAX_CHARS), threw: false };
       const { message, stack } = describeThrown(thrown);
@@ -464,4 +502,4 @@ function describe(maxBytes: number): GuestAnswer {
 
 // The script's completion value. esbuild wraps this module so the worker
 // receives it from `script.run` without a global.
-export const api: GuestApi = I.ObjectFreeze({ load, describe, start, poll, warm, fire: timers.fire } satisfies GuestApi);
+export const api: GuestApi = I.ObjectFreeze({ load, describe, start, poll, warm, fire: timers.fire, capability: capabilities.settle } satisfies GuestApi);

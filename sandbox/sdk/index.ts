@@ -17,12 +17,48 @@ export type ToolLimits = {
   memoryMb?: number;
 };
 
+/** A directory entry of `ctx.fs.readdir(path, { withFileTypes: true })`. */
+export type ToolDirent = { name: string; isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean };
+export type ToolStats = Omit<ToolDirent, "name"> & { size: number; mtimeMs: number; mtime: Date; mode: number };
+
+/**
+ * Files under the workspace root the host granted this tool's source, named
+ * after node:fs/promises; paths are relative to that root. Reading needs the
+ * `read` effect, changing needs `fs_write`. Links are never followed.
+ */
+export type ToolFs = {
+  readFile(path: string): Promise<Uint8Array>;
+  readFile(path: string, options: "utf8" | "utf-8" | "base64" | "latin1" | { encoding: "utf8" | "utf-8" | "base64" | "latin1" }): Promise<string>;
+  writeFile(path: string, data: string | Uint8Array | ArrayBuffer | ArrayBufferView, options?: "utf8" | "base64" | "latin1" | { encoding?: string }): Promise<void>;
+  readdir(path: string): Promise<string[]>;
+  readdir(path: string, options: { withFileTypes: true }): Promise<ToolDirent[]>;
+  stat(path: string): Promise<ToolStats>;
+  mkdir(path: string, options?: { recursive?: boolean }): Promise<void>;
+  rm(path: string, options?: { recursive?: boolean; force?: boolean }): Promise<void>;
+};
+
+/**
+ * A key-value store of this tool's source, kept by the host across calls and
+ * restarts, under a quota. Values are JSON. `get`/`list` need `read` or
+ * `state_write`; `set`/`delete` need `state_write`.
+ */
+export type ToolState = {
+  get(key: string): Promise<unknown>;
+  list(prefix?: string): Promise<string[]>;
+  set(key: string, value: unknown): Promise<void>;
+  delete(key: string): Promise<boolean>;
+};
+
 /** What `run` receives besides its input. */
 export type ToolContext = {
   /** The host's id of this call, for correlating logs. */
   callId: string;
   /** The tool's own name. */
   tool: string;
+  /** Workspace files, as the host grants (see ToolFs). The global `fetch` is the third capability. */
+  fs: ToolFs;
+  /** The source's key-value state (see ToolState). */
+  state: ToolState;
 };
 
 export type ImageContent = { mimeType: string; data: string };

@@ -47,6 +47,8 @@ export interface GuestApi {
   fire(): number;
   /** Runs the runtime's own paths once on a tool of its own (idle time only). */
   warm(): void;
+  /** The host's answer (JSON text) to capability request `seq` of the running call; the tool resumes in this entry. */
+  capability(seq: number, answerJson: string): void;
 }
 
 /** The callbacks the worker lends the guest, taken off the global object before any tool code runs. */
@@ -55,6 +57,12 @@ export type GuestLent = {
   __corral_wake: (delayMs: number) => void;
   /** Call `seq` settled after waiting: ask `poll`. */
   __corral_done: (seq: number) => void;
+  /** `count` bytes from the worker's CSPRNG as a binary string (crypto.getRandomValues, randomUUID). */
+  __corral_random: (count: number) => string;
+  /** Runs the URL script (whatwg-url) in this context once, leaving its exports under `__corral_url_module`. */
+  __corral_load_url: () => void;
+  /** Sends capability request `seq` (JSON text) to the host (fire-and-forget; the answer comes through `capability`). */
+  __corral_capability: (seq: number, requestJson: string) => void;
 };
 
 /** Checks an answer copied out of the isolate: the worker trusts its shape only after this. */

@@ -31,6 +31,7 @@ import {
 import { receiveBundle } from "./bundle-store.js";
 import { Cancellations } from "./cancellations.js";
 import { failed, WorkerCore, WorkerSettings } from "./worker-core.js";
+import { receiveCapabilityReply } from "./capability-relay.js";
 
 export { WorkerSettings } from "./worker-core.js";
 
@@ -132,6 +133,7 @@ export default function serve(raw: unknown): Promise<never> {
     if (queued === 0) core.refillBlank();
   };
   process.on("message", (raw: unknown) => {
+    if (receiveCapabilityReply(raw)) return;
     // Most messages are tasks: only one that names `cancel` is parsed as a cancel.
     if (typeof raw === "object" && raw !== null && "cancel" in raw) {
       const cancel = CancelMessage.safeParse(raw);

@@ -20,7 +20,7 @@ export class GuestContractError extends Error {
   }
 }
 
-const API_KEYS = ["load", "describe", "start", "poll", "fire", "warm"] as const satisfies readonly (keyof GuestApi)[];
+const API_KEYS = ["load", "describe", "start", "poll", "fire", "warm", "capability"] as const satisfies readonly (keyof GuestApi)[];
 type ApiKey = (typeof API_KEYS)[number];
 
 const COPY = { arguments: { copy: true }, result: { copy: true } } as const;
@@ -62,6 +62,11 @@ export class GuestBridge {
   async fire(timeoutMs: number): Promise<number> {
     const next = (await this.#refs.fire.apply(undefined, [], { result: { copy: true }, timeout: timeoutMs })) as unknown;
     return typeof next === "number" ? next : -1;
+  }
+
+  /** Delivers the host's answer to capability request `seq` of the running call. */
+  capability(seq: number, answerJson: string, timeoutMs: number): void {
+    this.#refs.capability.applySync(undefined, [seq, answerJson], { arguments: { copy: true }, timeout: timeoutMs });
   }
 
   warm(timeoutMs: number): void {

@@ -26,6 +26,8 @@ import type { GuestAnswer, GuestApi } from "../shared/guest-api.js";
 import { ivm } from "./load-isolated-vm.js";
 import type IsolatedVM from "isolated-vm-types";
 import { compileRuntime } from "./runtime-script.js";
+import { lendWebCallbacks } from "./web-callbacks.js";
+import { endCapabilityCall, sendCapabilityRequest } from "./capability-relay.js";
 import { GuestBridge, GuestContractError } from "./guest-bridge.js";
 import { GuestTimers } from "./guest-timers.js";
 import { catastrophe, failureMessage, LoadFailure, zeroMetrics, type RunResult } from "./run-result.js";
@@ -77,6 +79,12 @@ export class ToolIsolate {
     stoppedByLimit: () => this.#failWaiting(new Error("a timer callback was stopped by a limit")),
   });
   #callDeadline = 0;
+  /** Disposes the isolate at the deadline while a call waits; moved when the host's gate paused the clock. */
+  #deadlineTimer: NodeJS.Timeout | undefined;
+  #onDeadline: (() => void) | undefined;
+  #callId = "";
+  /** While the host's gate waits: the call's time that was left. */
+  #pausedLeftMs: number | undefined;
   #disposedByUs = false;
   #lastCpuNs = 0n;
   #callsSinceHeapRead = 0;
@@ -173,6 +181,8 @@ export class ToolIsolate {
     const lend = (global as IsolatedVM.Reference<Record<string, unknown>>).setSync.bind(global);
     lend("__corral_wake", new ivm.Callback((delayMs: number) => this.#timers.wake(delayMs), { ignored: true }));
     lend("__corral_done", new ivm.Callback((seq: number) => this.#onDone(seq), { ignored: true }));
+    lendWebCallbacks(this.#isolate, this.#context);
+    lend("__corral_capability", new ivm.Callback((seq: number, json: string) => this.#onCapability(seq, json), { ignored: true }));
     const runtime = compileRuntime(this.#isolate);
     const api = this.#keep(runtime.runSync(this.#context, { reference: true, timeout: timeoutMs }) as Reference);
     runtime.release();
@@ -212,6 +222,7 @@ export class ToolIsolate {
 
   /** One call of `tool` with `inputJson`; the envelope comes back as JSON text. */
   invoke(tool: string, inputJson: string, callId: string, limits: CallLimits): Promise<RunResult> {
+    this.#callId = callId;
     return this.#run("call", limits, () => {
       const seq = ++this.#seq;
       const request = { seq, tool, inputJson, callId, maxBytes: limits.maxOutputBytes, maxDepth: limits.maxDepth };
@@ -276,19 +287,16 @@ export class ToolIsolate {
     let asyncEntry = false;
     // Synchronous entries carry their own timeout; only a call left waiting
     // on timers or promises needs this timer.
-    let deadline: NodeJS.Timeout | undefined;
     let result: RunResult;
     try {
       let answer = enter();
       if (answer instanceof Promise) {
         asyncEntry = true;
-        deadline = setTimeout(
-          () => {
-            timedOut = true;
-            this.dispose();
-          },
-          Math.max(0, this.#callDeadline - performance.now()),
-        );
+        this.#onDeadline = () => {
+          timedOut = true;
+          this.dispose();
+        };
+        this.#armDeadline();
         answer = await answer;
       }
       const evidence: Evidence = { phase, answer: answer.kind, oversized: answer.text.length > limits.maxOutputBytes + ENVELOPE_SLACK_CHARS };
@@ -315,7 +323,9 @@ export class ToolIsolate {
       });
       result = { kind, message: failureMessage(kind, limits, error), metrics: zeroMetrics() };
     } finally {
-      clearTimeout(deadline);
+      clearTimeout(this.#deadlineTimer);
+      this.#deadlineTimer = undefined;
+      this.#onDeadline = undefined;
       this.#endCall();
     }
     // An isolate whose run did not end in an answer is not reused.
@@ -357,7 +367,56 @@ export class ToolIsolate {
   /** The guest forgot its timers when it handed over the answer; forget ours. */
   #endCall(): void {
     this.#inCall = false;
+    this.#pausedLeftMs = undefined;
     this.#timers.clear();
+    endCapabilityCall(this.#callId);
+  }
+
+  #armDeadline(): void {
+    clearTimeout(this.#deadlineTimer);
+    const onDeadline = this.#onDeadline;
+    if (onDeadline !== undefined) this.#deadlineTimer = setTimeout(onDeadline, Math.max(0, this.#callDeadline - performance.now()));
+  }
+
+  /** The guest asked for a capability: the host performs it (fire-and-forget from the guest's side). */
+  #onCapability(seq: unknown, requestJson: unknown): void {
+    if (!this.#inCall || typeof seq !== "number" || typeof requestJson !== "string") return;
+    sendCapabilityRequest(this.#callId, seq, requestJson, {
+      deliver: (answerSeq, answerJson, pausedMs) => this.#deliverCapability(answerSeq, answerJson, pausedMs),
+      pause: () => this.#pauseClock(),
+    });
+  }
+
+  /** The host waits on its gate: the deadline stops, keeping what was left of the call's time. */
+  #pauseClock(): void {
+    if (!this.#inCall || this.#pausedLeftMs !== undefined) return;
+    clearTimeout(this.#deadlineTimer);
+    this.#deadlineTimer = undefined;
+    this.#pausedLeftMs = Math.max(0, this.#callDeadline - performance.now());
+  }
+
+  /**
+   * The host's answer enters the isolate; the tool resumes in this entry and
+   * may settle (then the guest calls done). Time the host's gate waited is
+   * added to the call's deadline: an approver's wait is not the tool's time.
+   */
+  #deliverCapability(seq: number, answerJson: string, pausedMs: number): void {
+    if (!this.#inCall || !this.alive) return;
+    if (this.#pausedLeftMs !== undefined) {
+      // The clock restarts with what was left when the gate began to wait.
+      this.#callDeadline = performance.now() + this.#pausedLeftMs;
+      this.#pausedLeftMs = undefined;
+      this.#armDeadline();
+    } else if (pausedMs > 0) {
+      this.#callDeadline += pausedMs;
+      this.#armDeadline();
+    }
+    const left = Math.max(1, Math.floor(this.#callDeadline - performance.now()));
+    try {
+      this.#enter(() => this.#guest.capability(seq, answerJson, left));
+    } catch (error) {
+      this.#failWaiting(error as Error);
+    }
   }
 
   /** The isolate's CPU time; after disposal, the last reading before it. */

@@ -7,7 +7,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import type { Logger } from "pino";
-import { CorralError, createHost, Ledger, PostgresLedgerStore, type Host } from "../index.js";
+import { CorralError, createHost, Ledger, PostgresLedgerStore, type Host, type HostOptions } from "../index.js";
 import { POSTGRES_URL } from "../ledger/postgres-connection.js";
 
 /** The CLI's whole contract with its caller: 0 ok, 1 a tool or load failed, 2 misuse. */
@@ -61,8 +61,10 @@ export async function withCliHost<T>(
   fn: (host: Host) => Promise<T>,
   /** The demo keeps its record in memory: run after run, it must show the same thing. */
   ledgerStore: string | false = context.ledgerFile,
+  /** More host options (the demo grants its plugins a network origin). */
+  extra: Partial<Pick<HostOptions, "effects" | "capabilities">> = {},
 ): Promise<T> {
-  const host = createHost({ workers, cacheDir: context.cacheDir, logger: context.logger, ledger: { store: ledgerStore } });
+  const host = createHost({ workers, cacheDir: context.cacheDir, logger: context.logger, ledger: { store: ledgerStore }, ...extra });
   try {
     return await fn(host);
   } finally {

@@ -19,6 +19,13 @@ export type GateCall = {
   effects: string[] | null;
   /** The effect policy's answer: `allow` or `ask` (a `deny` never reaches the gate). */
   policy: Exclude<EffectDecision, "deny">;
+  /**
+   * Set when the gate is asked about one capability use of a running call
+   * (its effect's policy is `ask`): the effect, what is done and to what
+   * (a URL without its query, a path, a state key). The call's clock is
+   * paused while the gate decides.
+   */
+  capability?: { effect: string; operation: string; target: string };
 };
 
 export type GateContext = { signal: AbortSignal | undefined };

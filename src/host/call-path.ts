@@ -28,6 +28,7 @@ import type { ErrorKind, OutcomeKind, ToolResult } from "../result.js";
 import { capForModel, failure, fromEnvelope, type CallInfo, type ChannelLimits } from "./channels.js";
 import type { QuarantineView } from "./quarantine-view.js";
 import type { CallOptions } from "./types.js";
+import type { CapabilityBroker } from "../capabilities/index.js";
 
 export type CallDeps = {
   catalog: Catalog;
@@ -43,6 +44,8 @@ export type CallDeps = {
   logger: Logger;
   logToolData: boolean;
   commitBeforeResult: "strikes" | "all";
+  /** Judges and performs the capability requests of running calls. */
+  capabilities?: CapabilityBroker;
   telemetry: Telemetry;
 };
 
@@ -129,12 +132,26 @@ function gateCall(info: CallInfo, entry: CatalogEntry, inputJson: string, policy
 async function runSandboxed(deps: CallDeps, entry: CatalogEntry, inputJson: string, info: CallInfo, options: CallOptions): Promise<ToolResult> {
   if (entry.runner.kind !== "sandbox") throw new Error("corral: runSandboxed reached with a built-in");
   const limits = deps.limitsFor(entry, options);
-  const outcome = await deps.pool.run(
-    { type: "call", callId: info.callId, bundle: entry.runner.bundle, tool: entry.manifest.name, inputJson, limits },
-    limits,
-    isolateKey(entry.runner.bundle, limits.memoryMb, entry.manifest.name),
-    options.signal,
-  );
+  // The call's capability requests (fetch, ctx.fs, ctx.state) are judged while it runs.
+  const closeCapabilities = deps.capabilities?.open({
+    callId: info.callId,
+    source: entry.source,
+    tool: entry.manifest.name,
+    effects: entry.manifest.effects,
+    timeoutMs: limits.timeoutMs,
+    signal: options.signal,
+  });
+  let outcome: Awaited<ReturnType<SandboxPool["run"]>>;
+  try {
+    outcome = await deps.pool.run(
+      { type: "call", callId: info.callId, bundle: entry.runner.bundle, tool: entry.manifest.name, inputJson, limits },
+      limits,
+      isolateKey(entry.runner.bundle, limits.memoryMb, entry.manifest.name),
+      options.signal,
+    );
+  } finally {
+    closeCapabilities?.();
+  }
   if (!outcome.ok) {
     if (outcome.kind === "crash" || outcome.kind === "memory") {
       deps.events.emit({ type: "worker_crash", message: outcome.message, at: Date.now() });

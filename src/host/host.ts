@@ -22,6 +22,7 @@ import { checkSourceId, isPluginCandidate } from "../registry/source.js";
 import type { ToolResult } from "../result.js";
 import { Telemetry, type LoadSummary } from "../telemetry/index.js";
 import { runCall, type CallDeps } from "./call-path.js";
+import { createHostCapabilities, type HostCapabilities } from "../capabilities/index.js";
 import { Loader } from "./loader.js";
 import { QuarantineView } from "./quarantine-view.js";
 import type { AuthorRequest, CallOptions, DeclarationOptions, Host, LoadRequest, LoadResult, ToolDeclaration, ToolInfo } from "./types.js";
@@ -40,6 +41,7 @@ class CorralHost implements Host {
   readonly #admission: Admission;
   readonly #events: EventHub;
   readonly #ledger: Ledger;
+  readonly #capabilities: HostCapabilities;
   readonly #quarantine: QuarantineView;
   readonly #loader: Loader;
   readonly #callDeps: CallDeps;
@@ -63,8 +65,12 @@ class CorralHost implements Host {
       onStoreStatus: (status) => this.#storeStatus(status),
     });
     this.#quarantine = new QuarantineView(this.#ledger);
+    const effectPolicy = resolveEffectPolicy(options.effects);
+    const gate = options.beforeToolCall ?? defaultGate;
+    this.#capabilities = createHostCapabilities({ capabilities: options.capabilities, ledgerStore: options.ledger?.store, effectPolicy, gate, logger: this.#logger });
     this.#telemetry = new Telemetry(options.telemetry ?? {}, () => this.#quarantine.quarantinedCount());
     this.#pool = new SandboxPool({
+      capabilities: this.#capabilities.broker.handle,
       workers: options.workers,
       spareWorkers: options.spareWorkers,
       pipelineDepth: options.pipelineDepth,
@@ -97,8 +103,9 @@ class CorralHost implements Host {
       events: this.#events,
       ledger: this.#ledger,
       quarantine: this.#quarantine,
-      effectPolicy: resolveEffectPolicy(options.effects),
-      gate: options.beforeToolCall ?? defaultGate,
+      effectPolicy,
+      gate,
+      capabilities: this.#capabilities.broker,
       limitsFor: (entry, callOptions) => this.#limits(entry, callOptions),
       channels: { maxModelOutputChars: options.maxModelOutputChars, maxModelOutputLines: options.maxModelOutputLines, maxImageBytes: options.maxImageBytes },
       logger: this.#logger,
@@ -286,6 +293,7 @@ class CorralHost implements Host {
     try {
       await this.#pool.close();
     } finally {
+      await this.#capabilities.close();
       await this.#ledger.close();
     }
   }

@@ -28,7 +28,7 @@ import type { Logger } from "pino";
 import { isolateKey, type Task, type WarmTask } from "../../sandbox/protocol.js";
 import { HostClosedError } from "../errors.js";
 import { AffinityRouter, STALL_MS, type TaskKind } from "./affinity.js";
-import { WorkerSession, type PendingTask, type PoolOutcome } from "./session.js";
+import { WorkerSession, type CapabilityHandler, type PendingTask, type PoolOutcome } from "./session.js";
 
 export type { PoolFailureKind, PoolOutcome } from "./session.js";
 
@@ -49,6 +49,8 @@ export type SandboxPoolOptions = {
   workerMemorySlackMb: number;
   worker: { maxWarmIsolates: number; maxWarmHeapMb: number; loadTimeoutMs: number; defaultMemoryMb: number; watchdogGraceMs: number };
   logger: Logger;
+  /** Performs tools' capability requests (fetch, ctx.fs, ctx.state); without it they go unanswered. */
+  capabilities?: CapabilityHandler;
   /** Told each time a worker that ended is replaced (telemetry counts restarts). */
   onWorkerRestart?: () => void;
 };
@@ -123,6 +125,7 @@ export class SandboxPool {
           this.#pump();
         },
         ended: (ended, orphans) => this.#onEnded(ended, orphans),
+        ...(this.#options.capabilities === undefined ? {} : { capability: this.#options.capabilities }),
       },
     );
     this.#sessions.add(session);

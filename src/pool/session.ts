@@ -28,6 +28,7 @@ import type Tinypool from "tinypool";
 import type { ChildProcess } from "node:child_process";
 import { QUICK_CALL_MS, WorkerMessage, type Reply, type ReplyEntry, type Task, type TaskEntry } from "../../sandbox/protocol.js";
 import { classify, type WorkerDeath } from "../../sandbox/shared/classify.js";
+import { CapabilityRequestMessage, isCapabilityRequestMessage, type CapabilityPauseMessage, type CapabilityReplyMessage } from "../../sandbox/shared/capability-messages.js";
 import { BundleWindow } from "../../sandbox/bundle-window.js";
 import { residentBytes } from "./process-memory.js";
 import { diedOfMemory, WorkerProcess } from "./worker-process.js";
@@ -53,8 +54,12 @@ export type PendingTask = {
   ghost?: true;
 };
 
+/** Performs a tool's capability request (src/capabilities/broker.ts); `pausedMs`: time its gate waited. */
+export type CapabilityHandler = (message: CapabilityRequestMessage, hooks: { paused(): void }) => Promise<{ answerJson: string; pausedMs: number }>;
+
 export type SessionHooks = {
   ready(session: WorkerSession): void;
+  capability?: CapabilityHandler;
   /** The session is over; `orphans` were sent but never started. */
   ended(session: WorkerSession, orphans: PendingTask[]): void;
 };
@@ -77,6 +82,8 @@ export class WorkerSession {
   #ended = false;
   #stop: { reason: StopReason; message: string } | undefined;
   #watchdog: NodeJS.Timeout | undefined;
+  #watchdogAt: number | undefined;
+  #watchdogFire: (() => void) | undefined;
   #rssWatch: NodeJS.Timeout | undefined;
   #rssBaseline: { bytes: number; at: number } | undefined;
 
@@ -201,6 +208,10 @@ export class WorkerSession {
   }
 
   #onMessage(raw: unknown): void {
+    if (isCapabilityRequestMessage(raw)) {
+      this.#onCapability(raw);
+      return;
+    }
     const parsed = WorkerMessage.safeParse(raw);
     if (!parsed.success) return;
     const message = parsed.data;
@@ -232,6 +243,48 @@ export class WorkerSession {
     }
     if (this.#fifo.length > 0) this.#startHead();
     this.#hooks.ready(this);
+  }
+
+  /**
+   * A capability request of the running call: performed by the host's
+   * handler, answered on this channel. While the handler waits on the gate
+   * the watchdog stops (and the worker is told to stop its deadline); both
+   * restart with what they had left when the answer goes out.
+   */
+  #onCapability(raw: unknown): void {
+    const parsed = CapabilityRequestMessage.safeParse(raw);
+    const handler = this.#hooks.capability;
+    if (!parsed.success || handler === undefined) return;
+    const request = parsed.data;
+    const isHead = () => {
+      const head = this.#fifo[0];
+      return head !== undefined && head.task.type === "call" && head.task.callId === request.callId;
+    };
+    let pausedLeftMs: number | undefined;
+    const paused = () => {
+      if (!isHead() || this.#watchdogAt === undefined || pausedLeftMs !== undefined) return;
+      pausedLeftMs = Math.max(0, this.#watchdogAt - performance.now());
+      clearTimeout(this.#watchdog);
+      const pause: CapabilityPauseMessage = { corral: 1, capabilityPause: { callId: request.callId } };
+      if (!this.#ended) this.#send?.(pause);
+    };
+    handler(request, { paused }).then(
+      ({ answerJson, pausedMs }) => {
+        if (pausedLeftMs !== undefined && isHead()) this.#restartWatchdog(pausedLeftMs);
+        const reply: CapabilityReplyMessage = { corral: 1, capability: { callId: request.callId, seq: request.seq, answerJson, pausedMs } };
+        if (!this.#ended) this.#send?.(reply);
+      },
+      (error: unknown) => this.#options.logger.error({ err: error, callId: request.callId }, "a capability request failed in the host"),
+    );
+  }
+
+  /** The gate has answered: the watchdog runs again with what it had left. */
+  #restartWatchdog(leftMs: number): void {
+    const fire = this.#watchdogFire;
+    if (fire === undefined) return;
+    clearTimeout(this.#watchdog);
+    this.#watchdogAt = performance.now() + leftMs;
+    this.#watchdog = setTimeout(fire, leftMs);
   }
 
   /** The reply for the oldest task sent: it settles, and the next one is running now. */
@@ -282,10 +335,10 @@ export class WorkerSession {
   #watch(limitMs: number, phase: "load" | "run"): void {
     clearTimeout(this.#watchdog);
     const what = phase === "load" ? "loading the module (its top level) ran past the" : "the tool ran past its";
-    this.#watchdog = setTimeout(
-      () => this.kill("watchdog", `${what} ${limitMs} ms limit and its worker did not stop it; the worker was killed`),
-      limitMs + this.#options.watchdogGraceMs,
-    );
+    // Kept so a capability's gate wait can pause it and resume it with what it had left.
+    this.#watchdogFire = () => this.kill("watchdog", `${what} ${limitMs} ms limit and its worker did not stop it; the worker was killed`);
+    this.#watchdogAt = performance.now() + limitMs + this.#options.watchdogGraceMs;
+    this.#watchdog = setTimeout(this.#watchdogFire, limitMs + this.#options.watchdogGraceMs);
   }
 
   /**
@@ -308,6 +361,8 @@ export class WorkerSession {
     clearTimeout(this.#watchdog);
     clearInterval(this.#rssWatch);
     this.#watchdog = undefined;
+    this.#watchdogAt = undefined;
+    this.#watchdogFire = undefined;
     this.#rssWatch = undefined;
   }
 

@@ -56,6 +56,12 @@ describe("the CLI on a PostgreSQL ledger", { timeout: 180_000, skip: SKIP_POSTGR
         const released = await corral("release", "agent:pg-cli");
         assert.equal(released.code, 0, released.stderr);
         assert.equal(outcomeOf(await host.call("pg_echo", {})), "ok");
+
+        // One source's report: capability uses are kept only beside a SQLite ledger, so none show here.
+        const report = await corral("audit", "agent:pg-cli");
+        noSecret(report);
+        assert.equal(report.code, 0, report.stderr);
+        assert.match(report.stdout, /capabilities: none used/);
       },
       { ledger: { store: url } },
     );

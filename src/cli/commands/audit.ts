@@ -3,12 +3,14 @@
  * `corral audit [source]`: what the ledger knows, read straight from its file
  * (no host, no workers), so it shows what a running host has recorded up to
  * its last call. Without a source: every source and its tools, most trouble
- * first. With one: that source's totals, recent strikes and changes of state.
+ * first. With one: that source's totals, recent strikes and changes of state,
+ * and its capability uses (counters, and the latest with their targets).
  */
 import { checkSourceId } from "../../registry/source.js";
 import { CliFailure, EXIT, ledgerLabel, UsageError, withCliLedger, writeLines, type CliContext, type ExitCode } from "../context.js";
 import { toJson } from "../format.js";
 import { auditTableLines, PIPE_LINE_CHARS, sourceReportLines } from "../format-audit.js";
+import { capabilityLines, readCapabilityReport } from "../format-capabilities.js";
 
 export type AuditOptions = {
   json: boolean;
@@ -40,8 +42,10 @@ export async function auditCommand(source: string | undefined, options: AuditOpt
     if (options.strikes !== undefined) limits.strikes = options.strikes;
     const report = await ledger.sourceReport(source, limits);
     if (report === null) throw new CliFailure(`${source} has no record in ${ledgerLabel(context.ledgerFile)}; \`corral audit\` lists the sources it knows`);
-    if (options.json) stdout.write(toJson(report));
-    else writeLines(stdout, sourceReportLines(report, lineChars));
+    // Capability uses (fetch, ctx.fs, ctx.state) are kept beside the ledger, in the same file.
+    const capabilities = await readCapabilityReport(context.ledgerFile, source);
+    if (options.json) stdout.write(toJson({ ...report, capabilities }));
+    else writeLines(stdout, [...sourceReportLines(report, lineChars), ...capabilityLines(capabilities, lineChars)]);
     return EXIT.ok;
   });
 }

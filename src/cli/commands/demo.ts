@@ -14,6 +14,7 @@ import { EXIT, withCliHost, type CliContext, type ExitCode } from "../context.js
 import { firstLine, formatMs, shorten } from "../format.js";
 import { BUNDLED_PLUGINS_DIR } from "../plugins-dir.js";
 import { WorkerCensus } from "../worker-census.js";
+import { startDemoSite, type DemoSite } from "../demo-site.js";
 
 /** Two workers: a call that a watchdog kills takes one down while the other keeps serving. */
 const DEMO_WORKERS = 2;
@@ -80,10 +81,19 @@ const ECHO_TOOL: AgentTool = {
 export async function demoCommand(context: CliContext): Promise<ExitCode> {
   const report = new DemoReport(context);
   const census = new WorkerCensus();
-  return withCliHost(context, DEMO_WORKERS, demoRun(report, census, context), false);
+  // fetch_page may read this one origin, and nothing else (not even the rest of 127.0.0.1).
+  const site = await startDemoSite();
+  try {
+    return await withCliHost(context, DEMO_WORKERS, demoRun(report, census, context, site), false, {
+      effects: { plugin: { net_read: "allow", read: "allow" } },
+      capabilities: { sources: { plugin: { net: { allow: [site.origin] } } } },
+    });
+  } finally {
+    await site.close();
+  }
 }
 
-function demoRun(report: DemoReport, census: WorkerCensus, context: CliContext) {
+function demoRun(report: DemoReport, census: WorkerCensus, context: CliContext, site: DemoSite) {
   return async (host: Host): Promise<ExitCode> => {
     report.line(`corral demo: one host serving on ${DEMO_WORKERS} sandbox workers, running tools that nobody trusts`);
     report.line("");
@@ -99,6 +109,11 @@ function demoRun(report: DemoReport, census: WorkerCensus, context: CliContext) 
       if (loaded.has(call.tool)) report.call(await host.call(call.tool, call.input));
       else report.skip(call.tool);
       census.sample();
+    }
+    // A plugin that fetches: the page the demo serves, then an address its grant does not list.
+    for (const url of [`${site.origin}/`, "http://169.254.169.254/latest/meta-data/"]) {
+      if (loaded.has("fetch_page")) report.call(await host.call("fetch_page", { url }));
+      else report.skip("fetch_page");
     }
 
     report.line("");

@@ -1,0 +1,56 @@
+/**
+ * @module sandbox/guest/web/fetch
+ * The standard `fetch` global, backed by the host: the request is made into
+ * a `Request` here (so bad input fails as in Node), sent through the
+ * capability relay, and the host's answer comes back as a `Response`. A
+ * refusal rejects with a TypeError (as a network error does in Node) whose
+ * message names what was refused and why, and whose `code` says the kind.
+ * An aborted signal rejects with its reason; the host's request is then
+ * left to finish and its answer ignored.
+ */
+import type { CapabilityClient } from "../capability-client.js";
+import { base64ToBytes, bytesToBase64 } from "./bytes.js";
+import type { Request as RequestClass } from "./request.js";
+
+type FetchValue = { status: number; statusText: string; headers: [string, string][]; bodyBase64: string; url: string; redirected: boolean };
+type AbortLike = { aborted: boolean; reason: unknown; addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void };
+
+export function createFetch(client: CapabilityClient) {
+  return async function fetch(input: unknown, init?: Record<string, unknown>): Promise<unknown> {
+    const { Request } = require("./request.js") as { Request: typeof RequestClass };
+    const { responseFromHost } = require("./response.js") as typeof import("./response.js");
+    const request = new Request(input as string, init as never);
+    const signal = request.signal as AbortLike | null;
+    if (signal?.aborted === true) throw signal.reason;
+    const body = request.bodyBytes();
+    const pending = client.request({
+      kind: "fetch",
+      url: request.url,
+      method: request.method,
+      headers: [...request.headers],
+      bodyBase64: body === null ? null : bytesToBase64(body),
+      redirect: request.redirect as "follow" | "error" | "manual",
+    });
+    let value: FetchValue;
+    try {
+      value = (await (signal === null
+        ? pending
+        : new Promise<unknown>((resolve, reject) => {
+            signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+            pending.then(resolve, reject);
+          }))) as FetchValue;
+    } catch (error) {
+      if (signal !== null && (signal as AbortLike).aborted && error === signal.reason) throw error;
+      const refusal = error as { code?: string; message?: string };
+      throw Object.assign(new TypeError(`fetch failed: ${refusal.message ?? String(error)}`), { code: refusal.code, cause: error });
+    }
+    return responseFromHost({
+      status: value.status,
+      statusText: value.statusText,
+      headers: value.headers,
+      body: base64ToBytes(value.bodyBase64),
+      url: value.url,
+      redirected: value.redirected,
+    });
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * @module sandbox/guest/web/headers
+ * `Headers` after the Fetch standard: names checked as HTTP tokens and kept
+ * lower-case, values trimmed of HTTP whitespace and refused with NUL, CR or
+ * LF, repeated names combined with ", " (except `set-cookie`, kept apart for
+ * `getSetCookie`), iteration sorted by name.
+ */
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const BAD_VALUE = /[\0\r\n]/;
+
+function checkName(name: unknown): string {
+  const text = String(name);
+  if (!TOKEN.test(text)) throw new TypeError(`Header name must be a valid HTTP token ["${text}"]`);
+  return text.toLowerCase();
+}
+
+function normaliseValue(name: string, value: unknown): string {
+  const text = String(value).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
+  if (BAD_VALUE.test(text)) throw new TypeError(`Invalid value for header "${name}"`);
+  return text;
+}
+
+export type HeadersInit = Headers | Iterable<Iterable<string>> | Record<string, string>;
+
+export class Headers {
+  readonly #values = new Map<string, string[]>();
+
+  constructor(init?: HeadersInit) {
+    if (init === undefined || init === null) return;
+    if (init instanceof Headers) {
+      for (const [name, values] of init.#values) this.#values.set(name, [...values]);
+    } else if (typeof (init as Iterable<unknown>)[Symbol.iterator] === "function") {
+      for (const pair of init as Iterable<Iterable<string>>) {
+        const entry = [...pair];
+        if (entry.length !== 2) throw new TypeError("Each header pair must be an iterable [name, value] tuple");
+        this.append(entry[0] as string, entry[1] as string);
+      }
+    } else if (typeof init === "object") {
+      for (const name of Object.keys(init)) this.append(name, (init as Record<string, string>)[name] as string);
+    } else {
+      throw new TypeError("The provided value is not of type 'HeadersInit'");
+    }
+  }
+
+  append(name: string, value: string): void {
+    const key = checkName(name);
+    const list = this.#values.get(key);
+    const text = normaliseValue(key, value);
+    if (list === undefined) this.#values.set(key, [text]);
+    else list.push(text);
+  }
+  set(name: string, value: string): void {
+    const key = checkName(name);
+    this.#values.set(key, [normaliseValue(key, value)]);
+  }
+  delete(name: string): void {
+    this.#values.delete(checkName(name));
+  }
+  get(name: string): string | null {
+    const list = this.#values.get(checkName(name));
+    return list === undefined ? null : list.join(", ");
+  }
+  has(name: string): boolean {
+    return this.#values.has(checkName(name));
+  }
+  getSetCookie(): string[] {
+    return [...(this.#values.get("set-cookie") ?? [])];
+  }
+  forEach(callback: (value: string, name: string, headers: Headers) => void, thisArg?: unknown): void {
+    for (const [name, value] of this.entries()) callback.call(thisArg, value, name, this);
+  }
+  *entries(): IterableIterator<[string, string]> {
+    const names = [...this.#values.keys()].sort();
+    for (const name of names) {
+      const list = this.#values.get(name) ?? [];
+      if (name === "set-cookie") for (const value of list) yield [name, value];
+      else yield [name, list.join(", ")];
+    }
+  }
+  *keys(): IterableIterator<string> {
+    for (const [name] of this.entries()) yield name;
+  }
+  *values(): IterableIterator<string> {
+    for (const [, value] of this.entries()) yield value;
+  }
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
+  }
+}
+Object.defineProperty(Headers.prototype, Symbol.toStringTag, { value: "Headers", configurable: true });

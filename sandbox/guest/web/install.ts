@@ -1,0 +1,76 @@
+/**
+ * @module sandbox/guest/web/install
+ * Puts the web-standard globals on a tool's global object, in one call from
+ * the guest runtime. Small ones are installed as values; the costly ones
+ * (URL with its IDNA tables, the hashes, structuredClone, events, fetch's
+ * classes) as lazy globals: an accessor that builds the value on first use
+ * and replaces itself with a plain writable property, so a tool that never
+ * touches them does not pay for them. A tool may overwrite any of them in
+ * its own context; the runtime never reads them back. (queueMicrotask and
+ * the timers come from ../timers.ts.)
+ */
+import { atob, btoa } from "./base64.js";
+import { DOMException } from "./dom-exception.js";
+import { TextDecoder, TextEncoder } from "./text-codec.js";
+import type { RandomSource } from "./crypto.js";
+import { createPerformance } from "./performance.js";
+import { loadUrl, type UrlLoader } from "./url.js";
+
+export type WebGlobalsOptions = {
+  /** The worker's CSPRNG: `count` bytes as a binary string. */
+  random: RandomSource;
+  /** Runs the URL script (whatwg-url) in this context, on first use. */
+  loadUrl: UrlLoader;
+};
+
+function defineValue(target: object, name: string, value: unknown): void {
+  Object.defineProperty(target, name, { value, writable: true, configurable: true, enumerable: false });
+}
+
+/**
+ * Globals built together on the first read of any of them (or each replaced
+ * by a write before that). All of them are plain `undefined` while the build
+ * runs, so a library that looks for an existing global (event-target-shim
+ * does) finds none and no getter re-enters.
+ */
+function defineLazy(target: object, names: readonly string[], build: () => Record<string, unknown>): void {
+  let built = false;
+  const settle = () => {
+    if (built) return;
+    built = true;
+    for (const name of names) defineValue(target, name, undefined);
+    const values = build();
+    for (const name of names) defineValue(target, name, values[name]);
+  };
+  for (const name of names) {
+    Object.defineProperty(target, name, {
+      configurable: true,
+      enumerable: false,
+      get() {
+        settle();
+        return (target as Record<string, unknown>)[name];
+      },
+      set(value: unknown) {
+        defineValue(target, name, value);
+      },
+    });
+  }
+}
+
+export function installWebGlobals(target: object, options: WebGlobalsOptions): void {
+  defineValue(target, "atob", atob);
+  defineValue(target, "btoa", btoa);
+  defineValue(target, "TextEncoder", TextEncoder);
+  defineValue(target, "TextDecoder", TextDecoder);
+  defineValue(target, "DOMException", DOMException);
+  defineLazy(target, ["performance"], () => ({ performance: createPerformance() }));
+  defineLazy(target, ["crypto"], () => ({ crypto: (require("./crypto.js") as typeof import("./crypto.js")).createCrypto(options.random) }));
+  defineLazy(target, ["URL", "URLSearchParams"], () => loadUrl(options.loadUrl));
+  defineLazy(target, ["structuredClone"], () => require("./clone.js") as Record<string, unknown>);
+  defineLazy(target, ["Event", "EventTarget", "AbortController", "AbortSignal"], () => require("./abort.js") as Record<string, unknown>);
+  defineLazy(target, ["Headers", "Request", "Response"], () => ({
+    ...(require("./headers.js") as object),
+    ...(require("./request.js") as object),
+    ...(require("./response.js") as object),
+  }));
+}

@@ -1,0 +1,92 @@
+/**
+ * @module sandbox/guest/web/request
+ * `Request` after the Fetch standard (bodies held in memory). Its URL must
+ * be absolute: a tool has no document to resolve against.
+ */
+import { Body, extractBody, type BodyInit } from "./body.js";
+import { Headers, type HeadersInit } from "./headers.js";
+
+const NORMALISED_METHODS = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH"]);
+const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+export type RequestInit = {
+  method?: string;
+  headers?: HeadersInit;
+  body?: BodyInit;
+  redirect?: "follow" | "error" | "manual";
+  signal?: unknown;
+};
+
+function normaliseMethod(method: unknown): string {
+  const text = String(method);
+  if (!TOKEN.test(text)) throw new TypeError(`'${text}' is not a valid HTTP method.`);
+  const upper = text.toUpperCase();
+  if (FORBIDDEN_METHODS.has(upper)) throw new TypeError(`'${text}' HTTP method is unsupported.`);
+  // The standard upper-cases only the well-known methods (PATCH stays as written).
+  return NORMALISED_METHODS.has(upper) && upper !== "PATCH" ? upper : text;
+}
+
+export class Request extends Body {
+  readonly #url: string;
+  readonly #method: string;
+  readonly #headers: Headers;
+  readonly #redirect: string;
+  readonly #signal: unknown;
+
+  constructor(input: string | URL | Request, init: RequestInit = {}) {
+    super();
+    const source = input instanceof Request ? input : undefined;
+    const URLClass = (globalThis as { URL: typeof globalThis.URL }).URL;
+    let url: string;
+    try {
+      url = source?.url ?? new URLClass(String(input)).href;
+    } catch {
+      throw new TypeError(`Failed to parse URL from ${String(input)}`);
+    }
+    if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url)) throw new TypeError(`Request cannot be constructed from a URL that includes credentials: ${url}`);
+    this.#url = url;
+    this.#method = init.method === undefined ? (source?.method ?? "GET") : normaliseMethod(init.method);
+    this.#headers = new Headers(init.headers ?? source?.headers);
+    const redirect = init.redirect ?? source?.redirect ?? "follow";
+    if (redirect !== "follow" && redirect !== "error" && redirect !== "manual") throw new TypeError(`Invalid redirect mode: ${String(redirect)}`);
+    this.#redirect = redirect;
+    this.#signal = init.signal ?? source?.signal ?? null;
+    let bytes: Uint8Array | null = null;
+    if (init.body !== undefined && init.body !== null) {
+      if (this.#method === "GET" || this.#method === "HEAD") throw new TypeError("Request with GET/HEAD method cannot have body.");
+      const extracted = extractBody(init.body);
+      bytes = extracted.bytes;
+      if (extracted.type !== null && !this.#headers.has("content-type")) this.#headers.set("content-type", extracted.type);
+    } else if (source !== undefined) {
+      if (source.bodyUsed) throw new TypeError("Cannot construct a Request with a Request object that has already been used.");
+      bytes = source.bodyBytes();
+    }
+    this.setBody(bytes);
+  }
+
+  get url(): string {
+    return this.#url;
+  }
+  get method(): string {
+    return this.#method;
+  }
+  get headers(): Headers {
+    return this.#headers;
+  }
+  get redirect(): string {
+    return this.#redirect;
+  }
+  get signal(): unknown {
+    return this.#signal;
+  }
+  /** The body's bytes without consuming it (fetch sends them to the host). */
+  override bodyBytes(): Uint8Array | null {
+    return super.bodyBytes();
+  }
+  clone(): Request {
+    if (this.bodyUsed) throw new TypeError("Request.clone: Body has already been consumed.");
+    return new Request(this);
+  }
+}
+Object.defineProperty(Request.prototype, Symbol.toStringTag, { value: "Request", configurable: true });

@@ -1,0 +1,185 @@
+/**
+ * @module sandbox/guest/web/text-codec
+ * `TextEncoder` and `TextDecoder` for UTF-8, after the WHATWG Encoding
+ * standard: lone surrogates encode as U+FFFD; the decoder replaces each
+ * maximal ill-formed subsequence with one U+FFFD (or throws when `fatal`),
+ * drops a leading BOM unless `ignoreBOM`, and keeps a partial sequence
+ * between `{ stream: true }` calls. Only UTF-8 labels are accepted (the
+ * issue asks for UTF-8 at least; other encodings throw a RangeError).
+ */
+
+const UTF8_LABELS = new Set(["utf-8", "utf8", "unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "x-unicode20utf8"]);
+const REPLACEMENT = 0xfffd;
+
+/** Bytes of a BufferSource, without copying. */
+export function bytesOf(input: unknown, what = "input"): Uint8Array {
+  if (input instanceof Uint8Array) return input;
+  if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  if (input instanceof ArrayBuffer) return new Uint8Array(input);
+  if (typeof SharedArrayBuffer === "function" && input instanceof SharedArrayBuffer) return new Uint8Array(input);
+  throw new TypeError(`The "${what}" argument must be an instance of ArrayBuffer or ArrayBufferView`);
+}
+
+export function encodeUtf8(text: string): Uint8Array {
+  const out = new Uint8Array(text.length * 3);
+  const { written } = encodeInto(text, out);
+  return out.slice(0, written);
+}
+
+function encodeInto(text: string, dest: Uint8Array): { read: number; written: number } {
+  let read = 0;
+  let written = 0;
+  while (read < text.length) {
+    let code = text.charCodeAt(read);
+    let units = 1;
+    if (code >= 0xd800 && code <= 0xdbff && read + 1 < text.length) {
+      const next = text.charCodeAt(read + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        code = 0x10000 + ((code - 0xd800) << 10) + (next - 0xdc00);
+        units = 2;
+      }
+    }
+    if (code >= 0xd800 && code <= 0xdfff) code = REPLACEMENT;
+    const size = code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+    if (written + size > dest.length) break;
+    if (size === 1) dest[written++] = code;
+    else if (size === 2) {
+      dest[written++] = 0xc0 | (code >> 6);
+      dest[written++] = 0x80 | (code & 63);
+    } else if (size === 3) {
+      dest[written++] = 0xe0 | (code >> 12);
+      dest[written++] = 0x80 | ((code >> 6) & 63);
+      dest[written++] = 0x80 | (code & 63);
+    } else {
+      dest[written++] = 0xf0 | (code >> 18);
+      dest[written++] = 0x80 | ((code >> 12) & 63);
+      dest[written++] = 0x80 | ((code >> 6) & 63);
+      dest[written++] = 0x80 | (code & 63);
+    }
+    read += units;
+  }
+  return { read, written };
+}
+
+export class TextEncoder {
+  get encoding(): string {
+    return "utf-8";
+  }
+  encode(input: unknown = ""): Uint8Array {
+    return encodeUtf8(String(input));
+  }
+  encodeInto(source: unknown, destination: Uint8Array): { read: number; written: number } {
+    if (!(destination instanceof Uint8Array)) throw new TypeError('The "dest" argument must be an instance of Uint8Array');
+    return encodeInto(String(source), destination);
+  }
+}
+
+export class TextDecoder {
+  readonly #fatal: boolean;
+  readonly #ignoreBOM: boolean;
+  // The decoder's state between streamed chunks.
+  #needed = 0;
+  #seen = 0;
+  #codePoint = 0;
+  #lower = 0x80;
+  #upper = 0xbf;
+  #bomSeen = false;
+
+  constructor(label: unknown = "utf-8", options: { fatal?: boolean; ignoreBOM?: boolean } = {}) {
+    const name = String(label).trim().toLowerCase();
+    if (!UTF8_LABELS.has(name)) throw new RangeError(`The "${String(label)}" encoding is not supported`);
+    this.#fatal = Boolean(options?.fatal);
+    this.#ignoreBOM = Boolean(options?.ignoreBOM);
+  }
+  get encoding(): string {
+    return "utf-8";
+  }
+  get fatal(): boolean {
+    return this.#fatal;
+  }
+  get ignoreBOM(): boolean {
+    return this.#ignoreBOM;
+  }
+
+  decode(input?: unknown, options: { stream?: boolean } = {}): string {
+    const bytes = input === undefined ? new Uint8Array(0) : bytesOf(input);
+    const stream = Boolean(options?.stream);
+    const units: number[] = [];
+    let out = "";
+    const flush = () => {
+      out += String.fromCharCode.apply(null, units);
+      units.length = 0;
+    };
+    const emit = (code: number) => {
+      if (!this.#bomSeen) {
+        this.#bomSeen = true;
+        if (code === 0xfeff && !this.#ignoreBOM) return;
+      }
+      if (code > 0xffff) {
+        code -= 0x10000;
+        units.push(0xd800 + (code >> 10), 0xdc00 + (code & 0x3ff));
+      } else units.push(code);
+      if (units.length >= 8192) flush();
+    };
+    const fail = () => {
+      if (this.#fatal) {
+        this.#reset(true);
+        throw new TypeError("The encoded data was not valid for encoding utf-8");
+      }
+      emit(REPLACEMENT);
+    };
+    for (let i = 0; i < bytes.length; i++) {
+      const byte = bytes[i] as number;
+      if (this.#needed === 0) {
+        if (byte <= 0x7f) emit(byte);
+        else if (byte >= 0xc2 && byte <= 0xdf) {
+          this.#needed = 1;
+          this.#codePoint = byte & 0x1f;
+        } else if (byte >= 0xe0 && byte <= 0xef) {
+          if (byte === 0xe0) this.#lower = 0xa0;
+          if (byte === 0xed) this.#upper = 0x9f;
+          this.#needed = 2;
+          this.#codePoint = byte & 0xf;
+        } else if (byte >= 0xf0 && byte <= 0xf4) {
+          if (byte === 0xf0) this.#lower = 0x90;
+          if (byte === 0xf4) this.#upper = 0x8f;
+          this.#needed = 3;
+          this.#codePoint = byte & 0x7;
+        } else fail();
+        continue;
+      }
+      if (byte < this.#lower || byte > this.#upper) {
+        this.#reset(false);
+        i--; // the byte starts afresh
+        fail();
+        continue;
+      }
+      this.#lower = 0x80;
+      this.#upper = 0xbf;
+      this.#codePoint = (this.#codePoint << 6) | (byte & 0x3f);
+      if (++this.#seen === this.#needed) {
+        const code = this.#codePoint;
+        this.#reset(false);
+        emit(code);
+      }
+    }
+    if (!stream) {
+      if (this.#needed !== 0) {
+        this.#reset(false);
+        fail();
+      }
+      this.#bomSeen = false;
+    }
+    flush();
+    return out;
+  }
+
+  #reset(all: boolean): void {
+    this.#needed = 0;
+    this.#seen = 0;
+    this.#codePoint = 0;
+    this.#lower = 0x80;
+    this.#upper = 0xbf;
+    if (all) this.#bomSeen = false;
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * @module sandbox/guest/web/url-bundle
+ * Entry of dist/sandbox/guest/web-url.bundle.js: whatwg-url (jsdom's
+ * implementation of the WHATWG URL standard, IDNA through tr46) as a script
+ * of its own. tr46's tables are most of its ~290 KB of source, and an
+ * isolate keeps the source of every script it ran: bundled into the runtime
+ * they cost every isolate ~350 KB of heap. So the worker runs this script in
+ * a tool's context only when the tool first reads `URL` or
+ * `URLSearchParams` (see ./url.ts), from a code cache it made itself.
+ * It needs the runtime's TextEncoder/TextDecoder globals, installed before.
+ */
+import { URL, URLSearchParams } from "whatwg-url";
+
+export const urlModule = { URL, URLSearchParams };

@@ -1,0 +1,14 @@
+// Typings for the pure-JS packages bundled into the guest runtime that ship none.
+declare module "@ungap/structured-clone" {
+  export function serialize(value: unknown, options?: { json?: boolean; lossy?: boolean }): unknown;
+  export function deserialize(records: unknown): unknown;
+}
+declare module "whatwg-url" {
+  export const URL: unknown;
+  export const URLSearchParams: unknown;
+}
+// event-target-shim ships typings its package.json "exports" does not reach under NodeNext.
+declare module "event-target-shim" {
+  export const Event: typeof globalThis.Event;
+  export const EventTarget: typeof globalThis.EventTarget;
+}

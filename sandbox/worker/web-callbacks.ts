@@ -1,0 +1,43 @@
+/**
+ * @module sandbox/worker/web-callbacks
+ * The callbacks a tool context's web globals need from the worker, lent
+ * before the guest runtime runs (which takes them off the global object):
+ * - `__corral_random(count)`: bytes from this process's CSPRNG, as a binary
+ *   string (crypto.getRandomValues, randomUUID); at most 64 KiB a call;
+ * - `__corral_load_url()`: runs the URL script (whatwg-url) in this context
+ *   and leaves its exports under `__corral_url_module` for the runtime to
+ *   take, on a tool's first use of URL. It re-enters the isolate from inside
+ *   the guest's own call (isolated-vm allows a nested sync run), under the
+ *   isolate's memory limit; it has no timeout of its own, as the script is
+ *   ours and runs no tool code.
+ */
+import { randomBytes } from "node:crypto";
+import type IsolatedVM from "isolated-vm-types";
+import { ivm } from "./load-isolated-vm.js";
+import { compileUrlScript } from "./runtime-script.js";
+
+const MAX_RANDOM_BYTES = 65536;
+
+export function lendWebCallbacks(isolate: IsolatedVM.Isolate, context: IsolatedVM.Context): void {
+  const lend = (name: string, callback: IsolatedVM.Callback) => context.global.setSync(name, callback);
+  lend(
+    "__corral_random",
+    new ivm.Callback((count: unknown) => randomBytes(Math.min(Math.max(1, Number(count) | 0), MAX_RANDOM_BYTES)).toString("latin1")),
+  );
+  let loaded = false;
+  lend(
+    "__corral_load_url",
+    new ivm.Callback(() => {
+      if (loaded) return;
+      loaded = true;
+      const script = compileUrlScript(isolate);
+      try {
+        const exports = script.runSync(context, { reference: true }) as IsolatedVM.Reference<unknown>;
+        context.global.setSync("__corral_url_module", exports.derefInto());
+        exports.release();
+      } finally {
+        script.release();
+      }
+    }),
+  );
+}

@@ -1,0 +1,187 @@
+/**
+ * @module src/capabilities/broker
+ * The host's judge of capability requests. For each request of a running
+ * call, in this order:
+ *
+ * ```
+ * request ─▶ parse (zod) ─────────────────────── invalid
+ *         ─▶ effect declared by the tool? ─────── undeclared (names the effect)
+ *         ─▶ granted to the source? ───────────── not_granted (names the option)
+ *         ─▶ effect policy: deny ──────────────── blocked
+ *                           ask ─▶ gate (clock paused) ─ blocked
+ *         ─▶ perform (fetch / fs / state) ─────── ok | refused | too_large | failed | timeout
+ *         ─▶ audit: pino line + counter and latest use in the capability store
+ * ```
+ *
+ * `exec` is never a capability. The broker knows a call only between
+ * `open` and the close it returns (the call path brackets the pool's run).
+ */
+import type { Logger } from "pino";
+import { CapabilityRequest, type CapabilityAnswer, type CapabilityErrorCode, type CapabilityRequestMessage } from "../../sandbox/shared/capability-messages.js";
+import type { Effect } from "../../sandbox/protocol.js";
+import { askGate, type BeforeToolCall, type ResolvedEffectPolicy } from "../gate/index.js";
+import { checkSourceId } from "../registry/source.js";
+import type { CapabilityStore, CapabilityOutcome } from "./capability-store.js";
+import type { GrantResolver, SourceGrant } from "./options.js";
+import { CapabilityError } from "./capability-error.js";
+import { perform } from "./perform.js";
+
+export type OpenCall = {
+  callId: string;
+  source: string;
+  tool: string;
+  effects: readonly string[] | null;
+  timeoutMs: number;
+  signal: AbortSignal | undefined;
+};
+
+type CallState = OpenCall & { startedAt: number; pausedMs: number; requests: number; uses: number };
+
+/**
+ * Capability requests one call may make, of every kind: past it they are
+ * refused, and only the first refusal is audited, so a tool that floods
+ * requests costs the host a counter, not a write per request.
+ */
+export const MAX_USES_PER_CALL = 1000;
+
+export type BrokerOptions = {
+  grants: GrantResolver;
+  /** Opened on first use: a host whose tools use no capability never opens it. */
+  store: () => CapabilityStore;
+  effectPolicy: ResolvedEffectPolicy;
+  gate: BeforeToolCall;
+  logger: Logger;
+};
+
+const READ_STATE: readonly Effect[] = ["read", "state_write"];
+
+/** The effects that admit a request (any one of them), what it does, and to what. */
+function describeRequest(request: CapabilityRequest): { effects: readonly Effect[]; operation: string; target: string; section: keyof SourceGrant } {
+  switch (request.kind) {
+    case "fetch": {
+      const method = request.method.toUpperCase();
+      return { effects: [method === "GET" || method === "HEAD" ? "net_read" : "net_write"], operation: `fetch ${method}`, target: shownUrl(request.url), section: "net" };
+    }
+    case "fs":
+      return { effects: [request.op === "readFile" || request.op === "readdir" || request.op === "stat" ? "read" : "fs_write"], operation: `fs.${request.op}`, target: request.path.slice(0, 500), section: "fs" };
+    case "state":
+      return {
+        effects: request.op === "get" || request.op === "list" ? READ_STATE : ["state_write"],
+        operation: `state.${request.op}`,
+        target: (request.op === "list" ? (request.prefix ?? "") : (request.key ?? "")).slice(0, 500),
+        section: "state",
+      };
+  }
+}
+
+/** A URL as the audit shows it: origin and path, never credentials, query or fragment. */
+function shownUrl(text: string): string {
+  try {
+    const url = new URL(text);
+    return `${url.protocol}//${url.host}${url.pathname}`.slice(0, 500);
+  } catch {
+    return text.slice(0, 100);
+  }
+}
+
+const GRANT_OPTION: Record<keyof SourceGrant, string> = { net: "capabilities.net", fs: "capabilities.fs", state: "capabilities.state" };
+
+export class CapabilityBroker {
+  readonly #options: BrokerOptions;
+  readonly #calls = new Map<string, CallState>();
+
+  constructor(options: BrokerOptions) {
+    this.#options = options;
+  }
+
+  /** Registers a call that may make requests; the returned function forgets it. */
+  open(call: OpenCall): () => void {
+    this.#calls.set(call.callId, { ...call, startedAt: performance.now(), pausedMs: 0, requests: 0, uses: 0 });
+    return () => this.#calls.delete(call.callId);
+  }
+
+  /** `paused` is called as the gate starts to wait: the caller stops the call's clocks. */
+  readonly handle = async (message: CapabilityRequestMessage, hooks: { paused(): void } = { paused: () => undefined }): Promise<{ answerJson: string; pausedMs: number }> => {
+    const call = this.#calls.get(message.callId);
+    if (call === undefined) return { answerJson: answer({ ok: false, code: "failed", message: "the call is over" }), pausedMs: 0 };
+    let request: CapabilityRequest;
+    try {
+      request = CapabilityRequest.parse(JSON.parse(message.requestJson));
+    } catch {
+      return { answerJson: answer({ ok: false, code: "invalid", message: "the capability request is malformed" }), pausedMs: 0 };
+    }
+    if (++call.uses > MAX_USES_PER_CALL) {
+      const message = `this call has made more than ${MAX_USES_PER_CALL} capability requests`;
+      if (call.uses === MAX_USES_PER_CALL + 1) this.#audit(call, { effect: "-", operation: "any", target: "", outcome: "refused", bytes: 0, message });
+      return { answerJson: answer({ ok: false, code: "refused", message }), pausedMs: 0 };
+    }
+    const pausedBefore = call.pausedMs;
+    const result = await this.#judgeAndPerform(call, request, hooks);
+    return { answerJson: answer(result), pausedMs: call.pausedMs - pausedBefore };
+  };
+
+  async #judgeAndPerform(call: CallState, request: CapabilityRequest, hooks: { paused(): void }): Promise<CapabilityAnswer> {
+    const { effects, operation, target, section } = describeRequest(request);
+    const declared = call.effects ?? [];
+    const effect = effects.find((candidate) => declared.includes(candidate)) ?? (effects[0] as Effect);
+    const audit = (outcome: CapabilityOutcome, bytes: number, message?: string) => this.#audit(call, { effect, operation, target, outcome, bytes, message });
+    const refuse = (code: CapabilityErrorCode, message: string): CapabilityAnswer => {
+      audit(code, 0, message);
+      return { ok: false, code, message };
+    };
+    if (!effects.some((candidate) => declared.includes(candidate))) {
+      return refuse("undeclared", `${operation} needs the "${effects.join('" or "')}" effect, which "${call.tool}" did not declare; add it to the tool's effects`);
+    }
+    const grant = this.#options.grants(call.source);
+    if (grant[section] === undefined) {
+      return refuse("not_granted", `this host grants ${call.source} no ${section} capability (${GRANT_OPTION[section]}), so ${operation} is refused`);
+    }
+    const kind = checkSourceId(call.source);
+    const decision = this.#options.effectPolicy[kind][effect];
+    if (decision === "deny") return refuse("blocked", `the host's policy denies "${effect}" to ${call.source}`);
+    if (decision === "ask") {
+      const waited = performance.now();
+      hooks.paused();
+      const verdict = await askGate(
+        this.#options.gate,
+        { callId: call.callId, tool: call.tool, source: call.source, input: undefined, effects: call.effects === null ? null : [...call.effects], policy: "ask", capability: { effect, operation, target } },
+        { signal: call.signal },
+      );
+      call.pausedMs += performance.now() - waited;
+      if (verdict.action === "block") return refuse("blocked", `${operation} ${target} was blocked by the gate: ${verdict.reason}`);
+    }
+    try {
+      const deadline = call.startedAt + call.timeoutMs + call.pausedMs;
+      const net = grant.net;
+      const performed = await perform(request, grant, {
+        source: call.source,
+        store: this.#options.store(),
+        fetchLimits: {
+          deadline,
+          takeRequest: () => {
+            if (net !== undefined && ++call.requests > net.maxRequests) throw new CapabilityError("refused", `this call has made its ${net.maxRequests} requests (capabilities.net.maxRequests)`);
+          },
+        },
+      });
+      audit("ok", performed.bytes);
+      return { ok: true, value: performed.value };
+    } catch (error) {
+      const failure = error instanceof CapabilityError ? error : new CapabilityError("failed", (error as Error).message);
+      audit(failure.code, 0, failure.message);
+      return { ok: false, code: failure.code, message: failure.message };
+    }
+  }
+
+  #audit(call: CallState, use: { effect: string; operation: string; target: string; outcome: CapabilityOutcome; bytes: number; message?: string | undefined }): void {
+    const record = { source: call.source, tool: call.tool, callId: call.callId, ...use, at: Date.now() };
+    if (record.message === undefined) delete record.message;
+    this.#options.logger.info({ capability: record }, "capability use");
+    this.#options.store().recordUse(record as Parameters<CapabilityStore["recordUse"]>[0]).catch((error: unknown) =>
+      this.#options.logger.error({ err: error, callId: call.callId }, "the capability store could not record a use"),
+    );
+  }
+}
+
+function answer(value: CapabilityAnswer): string {
+  return JSON.stringify(value);
+}

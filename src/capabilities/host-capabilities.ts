@@ -1,0 +1,51 @@
+/**
+ * @module src/capabilities/host-capabilities
+ * What a host owns for capabilities: the broker, and the capability store,
+ * opened on first use (beside the ledger: its SQLite file, or memory) and
+ * closed with the host.
+ */
+import type { Logger } from "pino";
+import type { BeforeToolCall, ResolvedEffectPolicy } from "../gate/index.js";
+import type { LedgerStore } from "../ledger/index.js";
+import { LEDGER_DEFAULTS } from "../ledger/index.js";
+import { POSTGRES_URL } from "../ledger/postgres-connection.js";
+import { CapabilityBroker } from "./broker.js";
+import type { CapabilityStore } from "./capability-store.js";
+import { MemoryCapabilityStore } from "./memory-capability-store.js";
+import { createGrantResolver, type CapabilitiesOptions } from "./options.js";
+import { SqliteCapabilityStore } from "./sqlite-capability-store.js";
+
+export type HostCapabilities = { broker: CapabilityBroker; close(): Promise<void> };
+
+/**
+ * The store beside a ledger store option: the same SQLite file, else memory
+ * (a PostgreSQL ledger's URL is no file: its capability uses stay in memory).
+ */
+export function capabilityStoreFor(ledgerStore: string | false | LedgerStore | undefined): CapabilityStore {
+  const store = ledgerStore ?? LEDGER_DEFAULTS.store;
+  return typeof store === "string" && store !== ":memory:" && !POSTGRES_URL.test(store) ? new SqliteCapabilityStore(store) : new MemoryCapabilityStore();
+}
+
+export function createHostCapabilities(options: {
+  capabilities: CapabilitiesOptions | undefined;
+  ledgerStore: string | false | LedgerStore | undefined;
+  effectPolicy: ResolvedEffectPolicy;
+  gate: BeforeToolCall;
+  logger: Logger;
+}): HostCapabilities {
+  let store: CapabilityStore | undefined = options.capabilities?.store;
+  const owned = store === undefined;
+  const broker = new CapabilityBroker({
+    grants: createGrantResolver(options.capabilities),
+    store: () => (store ??= capabilityStoreFor(options.ledgerStore)),
+    effectPolicy: options.effectPolicy,
+    gate: options.gate,
+    logger: options.logger,
+  });
+  return {
+    broker,
+    async close() {
+      if (owned) await store?.close();
+    },
+  };
+}

@@ -1,0 +1,11 @@
+/**
+ * @module src/capabilities
+ * Capabilities: what a tool may reach beyond computing (fetch, ctx.fs,
+ * ctx.state), judged and performed by the host.
+ */
+export { CapabilitiesOptions, CapabilityGrant, CAPABILITY_DEFAULTS, createGrantResolver, type SourceGrant } from "./options.js";
+export { CapabilityBroker, type OpenCall } from "./broker.js";
+export { createHostCapabilities, capabilityStoreFor, type HostCapabilities } from "./host-capabilities.js";
+export type { CapabilityStore, CapabilityUse, CapabilityCounter, CapabilityOutcome, StateLimits, StateUsage } from "./capability-store.js";
+export { MemoryCapabilityStore } from "./memory-capability-store.js";
+export { SqliteCapabilityStore } from "./sqlite-capability-store.js";

@@ -1,0 +1,42 @@
+/**
+ * @module src/cli/format-capabilities
+ * The capability part of `corral audit <source>`: a counter per tool,
+ * effect and outcome, then the latest uses with their targets (never
+ * bodies), newest first.
+ */
+import type { CapabilityCounter, CapabilityUse } from "../capabilities/index.js";
+import { SqliteCapabilityStore } from "../capabilities/index.js";
+import { POSTGRES_URL } from "../ledger/postgres-connection.js";
+import { isoTime } from "./format-audit.js";
+import { shorten } from "./format.js";
+
+export const LATEST_USES_SHOWN = 20;
+
+export type CapabilityReport = { counters: CapabilityCounter[]; latest: CapabilityUse[] };
+
+/** The source's capability record in the ledger file (empty when no tool of it used one, or the ledger is PostgreSQL: no file keeps it). */
+export async function readCapabilityReport(ledgerFile: string, source: string): Promise<CapabilityReport> {
+  if (POSTGRES_URL.test(ledgerFile)) return { counters: [], latest: [] };
+  const store = new SqliteCapabilityStore(ledgerFile);
+  try {
+    return await store.readUses(source, LATEST_USES_SHOWN);
+  } finally {
+    await store.close();
+  }
+}
+
+export function capabilityLines(report: CapabilityReport, lineChars: number): string[] {
+  if (report.counters.length === 0) return ["", "capabilities: none used"];
+  const lines = ["", "capabilities (uses by tool, effect and outcome):"];
+  for (const counter of report.counters) {
+    lines.push(
+      `  ${shorten(`${counter.tool} ${counter.effect} ${counter.outcome}: ${counter.uses} uses, ${counter.bytes} bytes, last ${counter.lastTarget}`, lineChars - 2)}`,
+    );
+  }
+  lines.push("", "latest capability uses:");
+  for (const use of report.latest) {
+    const why = use.message === undefined ? "" : `: ${use.message}`;
+    lines.push(`  ${shorten(`${isoTime(use.at)} ${use.tool} ${use.operation} ${use.target} → ${use.outcome} (${use.bytes} bytes)${why}`, lineChars - 2)}`);
+  }
+  return lines;
+}
