@@ -53,6 +53,11 @@ export const DescribeTask = z.strictObject({
 });
 export type DescribeTask = z.infer<typeof DescribeTask>;
 
+/** The longest scope name: whom a call is for (a tenant, a user, a conversation). */
+export const MAX_SCOPE_CHARS = 256;
+/** A scope's name: any text without control characters; "" is the default scope. */
+export const Scope = z.string().max(MAX_SCOPE_CHARS).regex(/^[^\u0000-\u001f\u007f]*$/, "a scope has no control characters");
+
 export const CallTask = z.strictObject({
   type: z.literal("call"),
   callId: z.string(),
@@ -60,6 +65,10 @@ export const CallTask = z.strictObject({
   tool: z.string(),
   inputJson: JsonText,
   limits: CallLimits,
+  /** Whom the call is for: its isolate is never one a call of another scope used. Left out: the default scope. */
+  scope: Scope.optional(),
+  /** `isolation: "call"`: a fresh isolate that is disposed after this call; nothing carries over. */
+  fresh: z.literal(true).optional(),
 });
 export type CallTask = z.infer<typeof CallTask>;
 
@@ -173,11 +182,16 @@ export type Reply = z.infer<typeof Reply>;
 
 /**
  * Names one warm isolate, on both sides: the source (the bundle's filename),
- * the bundle, the memory limit, the tool. Two sources that load the same code
- * never share an isolate: what one left in it is never charged to the other.
+ * the bundle, the memory limit, the tool and the scope. Two sources that load
+ * the same code never share an isolate: what one left in it is never charged
+ * to the other. The default scope ("") and a describe's or warm-up's isolate
+ * (which no call has used yet) have the key without a scope; a scope's key adds
+ * it after a unit separator, which no tool name or scope contains, so two
+ * scopes never name one isolate.
  */
-export function isolateKey(bundle: Pick<BundleRef, "hash" | "filename">, memoryMb: number, tool: string): string {
-  return `${bundle.filename}:${bundle.hash}:${memoryMb}:${tool}`;
+export function isolateKey(bundle: Pick<BundleRef, "hash" | "filename">, memoryMb: number, tool: string, scope = ""): string {
+  const base = `${bundle.filename}:${bundle.hash}:${memoryMb}:${tool}`;
+  return scope === "" ? base : `${base}\u001f${scope}`;
 }
 
 /**

@@ -13,6 +13,7 @@
 //                  · naive pool · corral worker alone · corral · corral with an in-memory ledger
 //                  · corral with a PostgreSQL ledger (when CORRAL_BENCH_POSTGRES_URL or
 //                    CORRAL_TEST_POSTGRES_URL names a server; a schema of its own, dropped after)
+//   isolation ──── (warm and throughput rows) isolation: "call" · every call in a new scope
 //   throughput ─── naive pool · corral · corral, in-memory ledger · corral, PostgreSQL ledger
 //                  · corral, shallow pipelines only (64 in flight)
 //   cold tool ──── new source · same source (same host, new host) · raw fresh isolate
@@ -80,7 +81,7 @@ async function main(config) {
   const { distUrl } = await import("./bench/dist.mjs");
   const { rawToolScript } = await import("./bench/tools.mjs");
   const baselines = await import("./bench/baselines.mjs");
-  const { createInProcessToolIsolate, createWarmCorral } = await import("./bench/contenders.mjs");
+  const { createInProcessToolIsolate, createWarmCorral, createScopedCorral } = await import("./bench/contenders.mjs");
   const { createDirectWorker } = await import("./bench/direct-worker.mjs");
   const { measureWarm, measureThroughput } = await import("./bench/latency.mjs");
   const { measureCold } = await import("./bench/cold.mjs");
@@ -127,6 +128,12 @@ async function main(config) {
     else log("no CORRAL_BENCH_POSTGRES_URL or CORRAL_TEST_POSTGRES_URL: no PostgreSQL ledger rows");
     const pgLedger = pgSchema === undefined ? undefined : await createWarmCorral(tempDir, { ledger: { store: pgSchema.url } });
     if (pgLedger !== undefined) open.push(pgLedger);
+    // What isolation costs: a fresh isolate for every call, and a call in a
+    // scope never seen before (cold, and an LRU eviction once the cache is full).
+    const freshCall = await createWarmCorral(tempDir, { isolation: "call" });
+    open.push(freshCall);
+    const newScope = await createScopedCorral(tempDir);
+    open.push(newScope);
     log("contenders ready; warm calls");
     const w = config.warm;
     results.warm = await measureWarm(
@@ -142,6 +149,8 @@ async function main(config) {
         { name: "corral", kind: "async", call: corral.call, n: w.pool, pids: corral.pids },
         { name: "corralMemoryLedger", kind: "async", call: memoryLedger.call, n: w.pool, pids: memoryLedger.pids },
         ...(pgLedger === undefined ? [] : [{ name: "corralPostgresLedger", kind: "async", call: pgLedger.call, n: w.pool, pids: pgLedger.pids }]),
+        { name: "corralFreshCall", kind: "async", call: freshCall.call, n: w.pool, pids: freshCall.pids },
+        { name: "corralNewScope", kind: "async", call: newScope.call, n: w.pool, pids: newScope.pids },
         // Sporadic callers: each call after w.gapMs with nothing running.
         { name: "naiveSporadic", kind: "async", call: naive.call, n: w.sporadic, gapMs: w.gapMs },
         { name: "corralWorkerSporadic", kind: "async", call: direct.call, n: w.sporadic, gapMs: w.gapMs },
@@ -179,9 +188,12 @@ async function main(config) {
         { name: "corralMemoryLedger", call: memoryLedger.call, total: t.total, inFlight: t.inFlight, pids: memoryLedger.pids },
         ...(pgLedger === undefined ? [] : [{ name: "corralPostgresLedger", call: pgLedger.call, total: t.total, inFlight: t.inFlight, pids: pgLedger.pids }]),
         { name: "corralVariant", call: pipelined.call, total: t.total, inFlight: t.inFlight, pids: pipelined.pids },
+        { name: "corralFreshCall", call: freshCall.call, total: t.total, inFlight: t.inFlight, pids: freshCall.pids },
+        { name: "corralNewScope", call: newScope.call, total: t.total, inFlight: t.inFlight, pids: newScope.pids },
       ],
       { rounds: t.rounds, log },
     );
+    results.scopes = { scopes: newScope.scopes(), workerRssMb: newScope.workerRssMb() };
     await closeAll();
 
     log("cold tools");

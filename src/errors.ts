@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   "invalid_call_record",
   "ledger_unavailable",
   "invalid_model_response",
+  "invalid_argument",
   "not_a_ledger",
   "invalid_tool_name",
 ] as const;
@@ -41,9 +42,11 @@ export class HostClosedError extends CorralError {
 }
 
 /**
- * zod's issues as one line an `invalid_options` message can carry: each
- * issue's path (or "(options)" for the object itself) and its message.
+ * zod's issues as one line an `invalid_options` or `invalid_argument`
+ * message can carry: each issue's path (under the argument's name when one
+ * is given, else "(options)" for the object itself) and its message.
  */
-export function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
-  return issues.map((issue) => `${issue.path.map(String).join(".") || "(options)"}: ${issue.message}`).join("; ");
+export function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[], under?: string): string {
+  const at = (path: readonly PropertyKey[]): string => (under === undefined ? path.map(String).join(".") || "(options)" : [under, ...path.map(String)].join("."));
+  return issues.map((issue) => `${at(issue.path)}: ${issue.message}`).join("; ");
 }

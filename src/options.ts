@@ -12,6 +12,7 @@ import { EffectPolicy } from "./gate/effect-policy.js";
 import type { BeforeToolCall } from "./gate/gate.js";
 import type { HostEventListener } from "./events.js";
 import { LedgerOptions } from "./ledger/options.js";
+import { IsolationOption } from "./host/isolation.js";
 import { EXPOSURES } from "../sandbox/protocol.js";
 import { CapabilitiesOptions } from "./capabilities/options.js";
 
@@ -51,6 +52,13 @@ export const HOST_DEFAULTS = {
   workerMemorySlackMb: 96,
   /** @default ".corral/cache" */
   cacheDir: ".corral/cache" as string | false,
+  /**
+   * What carries over between calls: `"scope"` (a warm isolate per scope:
+   * calls of one scope may share it, calls of different scopes never do) or
+   * `"call"` (a fresh isolate for every call); or a mode per source kind and
+   * source id. See SECURITY.md. @default "scope"
+   */
+  isolation: "scope" as IsolationOption,
   /** Warm isolates kept per worker. @default 64 */
   maxWarmIsolates: 64,
   /** Total heap of the warm isolates of one worker. @default 512 */
@@ -101,6 +109,7 @@ export const HostOptions = z.strictObject({
   watchdogGraceMs: z.number().int().min(0).optional(),
   workerMemorySlackMb: z.number().int().min(0).optional(),
   cacheDir: z.union([z.string().min(1), z.literal(false)]).optional(),
+  isolation: IsolationOption.optional(),
   maxWarmIsolates: z.number().int().min(1).optional(),
   maxWarmHeapMb: z.number().int().min(8).optional(),
   maxInFlight: z.number().int().min(1).optional(),

@@ -5,6 +5,7 @@
  * outcome kinds; callers switch on it, never on message text.
  */
 import { z } from "zod";
+import { CorralError } from "./errors.js";
 import { Control, Image, InputIssue, Json, Metrics, OutcomeKind } from "../sandbox/protocol.js";
 
 // The one outcome vocabulary lives in the protocol, beside the replies that
@@ -69,5 +70,8 @@ export const ToolResult = z.discriminatedUnion("ok", [ToolSuccess, ToolFailure])
 export type ToolResult = z.infer<typeof ToolResult>;
 
 export function outcomeOf(result: ToolResult): OutcomeKind {
+  if (typeof result !== "object" || result === null || typeof result.ok !== "boolean" || (!result.ok && (typeof result.error !== "object" || result.error === null))) {
+    throw new CorralError("invalid_argument", "outcomeOf(result) expects a ToolResult from host.call()", { method: "outcomeOf(result)" });
+  }
   return result.ok ? "ok" : result.error.kind;
 }

@@ -14,6 +14,23 @@ import { toolSource, withHost } from "./helpers/host.js";
 const quick = (name: string) => toolSource({ name, run: "return 'fast';", extra: "limits: { timeoutMs: 300 }," });
 
 describe("worker boot and replacement", { timeout: 60_000 }, () => {
+  it("a load limit shorter than the worker's own runtime takes to start (1 ms) does not kill workers at boot: loads are answered as timeouts", async () => {
+    // Found by the fuzz campaign on a busy machine: the worker made its first
+    // blank isolate under loadTimeoutMs at boot, and a runtime that took
+    // longer threw there, so every worker died before serving and every call
+    // waited for ever.
+    await withHost(
+      async (host) => {
+        for (const name of ["tiny_limit_a", "tiny_limit_b"]) {
+          const loaded = await host.load({ source: `agent:${name}`, code: quick(name) });
+          assert.equal(loaded.ok, false, JSON.stringify(loaded));
+          assert.ok(!loaded.ok && loaded.error.kind === "timeout", JSON.stringify(loaded));
+        }
+      },
+      { workers: 1, loadTimeoutMs: 1 },
+    );
+  });
+
   it("the first load on a new host gets its whole load limit (300 ms for a module that loads in ~10 ms)", async () => {
     await withHost(
       async (host) => {

@@ -49,7 +49,12 @@ await core.warmUp((task, reply) => {
   warmUpReplies.push({ id, reply });
 });
 JSON.stringify({ corral: 1, type: "replies", replies: warmUpReplies } satisfies WorkerMessage);
-core.prepareBlank();
+try {
+  core.prepareBlank();
+} catch {
+  // As in refillBlank: a blank that cannot be made now (the runtime ran past
+  // loadTimeoutMs on a busy machine) is made on demand by the next load.
+}
 
 /** Resolves once the event loop has polled for I/O: two check phases later, one poll phase has run between them. */
 function messagesRead(): Promise<void> {

@@ -47,6 +47,12 @@ export class WorkerCore {
   #blank: ToolIsolate | undefined;
   #blankMemoryMb: number;
   #refill: NodeJS.Timeout | undefined;
+  /**
+   * Isolates that have run a call. One that has not (a describe's or a
+   * warm-up's: only the module's top level ran) holds no caller's data, so a
+   * call of any scope, or a fresh call, may take it as its own.
+   */
+  readonly #served = new WeakSet<ToolIsolate>();
   /** Tasks received and not yet answered (the blank is refilled only at zero). */
   tasksInFlight = 0;
 
@@ -81,8 +87,8 @@ export class WorkerCore {
 
   /** Whether `task` is a call of a warm isolate whose last call was quick. */
   expectedQuick(task: Task): boolean {
-    if (task.type !== "call") return false;
-    const warm = this.#cache.peek(isolateKey(task.bundle, task.limits.memoryMb, task.tool));
+    if (task.type !== "call" || task.fresh === true) return false;
+    const warm = this.#cache.peek(isolateKey(task.bundle, task.limits.memoryMb, task.tool, task.scope));
     return warm !== undefined && warm.lastCallMs <= QUICK_CALL_MS;
   }
 
@@ -186,9 +192,20 @@ export class WorkerCore {
     return reply;
   }
 
+  /** The call's isolate: its scope's warm one, else an unused one under the key without scope. */
+  #takeIsolate(task: CallTask): ToolIsolate | undefined {
+    const unscoped = isolateKey(task.bundle, task.limits.memoryMb, task.tool);
+    if (task.fresh !== true) {
+      const own = this.#cache.take(isolateKey(task.bundle, task.limits.memoryMb, task.tool, task.scope));
+      if (own !== undefined || task.scope === undefined || task.scope === "") return own;
+    }
+    const unused = this.#cache.peek(unscoped);
+    return unused !== undefined && !this.#served.has(unused) ? this.#cache.take(unscoped) : undefined;
+  }
+
   async #call(task: CallTask, phase: (phase: TaskPhase) => void): Promise<CallReply> {
-    const key = isolateKey(task.bundle, task.limits.memoryMb, task.tool);
-    let isolate = this.#cache.take(key);
+    const key = isolateKey(task.bundle, task.limits.memoryMb, task.tool, task.scope);
+    let isolate = this.#takeIsolate(task);
     const warm = isolate !== undefined;
     if (isolate === undefined) {
       phase("load");
@@ -197,9 +214,12 @@ export class WorkerCore {
       isolate = created;
       phase("run");
     }
+    this.#served.add(isolate);
     const run = await isolate.invoke(task.tool, task.inputJson, task.callId, task.limits);
     isolate.lastCallMs = run.metrics.wallMs;
-    this.#cache.keep(key, isolate);
+    // A fresh call's isolate is never used again: nothing it left can reach another call.
+    if (task.fresh === true) isolate.dispose();
+    else this.#cache.keep(key, isolate);
     const reply: CallReply = { type: "call", kind: run.kind, metrics: run.metrics, warm };
     if (run.text !== undefined) reply.envelopeJson = run.text;
     if (run.message !== undefined) reply.message = run.message;
@@ -221,7 +241,10 @@ export class WorkerCore {
     for (let i = 0; i < 20; i++) {
       const task = i === 0 ? describeTask : callTask;
       const reply = await this.handle(task);
-      if (reply.kind !== "ok") throw new Error(`corral worker: warm-up failed: ${reply.message ?? reply.kind}`);
+      // The warm-up only saves the first call some compiling: on a machine so
+      // busy that it cannot finish under its limits, the worker serves cold
+      // rather than dying at boot (and being forked again, for ever).
+      if (reply.kind !== "ok") break;
       each(task, reply);
     }
     this.#cache.clear();

@@ -57,6 +57,23 @@ export async function createWarmCorral(tempDir, options = {}) {
 }
 
 /**
+ * A warm host whose every call names a scope never used before: the cost of
+ * many scopes (each call builds its isolate; the LRU evicts across scopes).
+ * Reports how many scopes it used and its workers' resident memory.
+ */
+export async function createScopedCorral(tempDir, options = {}) {
+  const corral = await createWarmCorral(tempDir, options);
+  const { residentBytes } = await import(distUrl("src/pool/process-memory.js"));
+  let scopes = 0;
+  return {
+    ...corral,
+    call: () => callOk(corral.host, "word_count", WORD_COUNT_INPUT, { scope: `bench:${scopes++}` }),
+    scopes: () => scopes,
+    workerRssMb: () => corral.pids.map((pid) => Math.round((residentBytes(pid) ?? 0) / 2 ** 20)),
+  };
+}
+
+/**
  * corral's ToolIsolate (the worker's hot path: one warm isolate, `invoke`)
  * driven in this process, as the worker drives it, with no IPC around it.
  * Needs --no-node-snapshot (it loads isolated-vm).

@@ -42,6 +42,8 @@ const WARM_ROWS = [
   ["corral", "**corral** `host.call` (default pool)"],
   ["corralMemoryLedger", "corral, `ledger: { store: false }` (in-memory ledger)"],
   ["corralPostgresLedger", "corral, `ledger: { store: \"postgres://…\" }` (PostgreSQL ledger, server on 127.0.0.1)"],
+  ["corralFreshCall", "corral, `isolation: \"call\"` (a fresh isolate for every call)"],
+  ["corralNewScope", "corral, every call in a scope never used before (a cold isolate each; LRU across scopes)"],
 ];
 
 const SPORADIC_ROWS = [
@@ -109,6 +111,8 @@ function throughputRows(r) {
     corralMemoryLedger: "corral, in-memory ledger",
     corralPostgresLedger: "corral, PostgreSQL ledger (127.0.0.1)",
     corralVariant: variantLabel(r),
+    corralFreshCall: "corral, `isolation: \"call\"`",
+    corralNewScope: `corral, a new scope per call (${r.scopes === undefined ? "" : `${int(r.scopes.scopes)} scopes of one tool in this run; worker RSS after: ${r.scopes.workerRssMb.join(", ")} MB`})`,
   };
   return Object.entries(labels)
     .filter(([key]) => t[key] !== undefined)

@@ -16,7 +16,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { isolateKey, type CallLimits } from "../../sandbox/protocol.js";
+import { isolateKey, type CallLimits, type CallTask } from "../../sandbox/protocol.js";
+import type { IsolationMode } from "./isolation.js";
 import type { EventHub } from "../events.js";
 import { askGate, decideEffects, type BeforeToolCall, type EffectDecision, type GateCall, type ResolvedEffectPolicy } from "../gate/index.js";
 import { isStrike, type Ledger } from "../ledger/index.js";
@@ -40,6 +41,8 @@ export type CallDeps = {
   effectPolicy: ResolvedEffectPolicy;
   gate: BeforeToolCall;
   limitsFor(entry: CatalogEntry, options: CallOptions): CallLimits;
+  /** The source's isolation: "call" runs every call in a fresh isolate. */
+  isolationFor(source: string): IsolationMode;
   channels: ChannelLimits;
   logger: Logger;
   logToolData: boolean;
@@ -132,6 +135,15 @@ function gateCall(info: CallInfo, entry: CatalogEntry, inputJson: string, policy
 async function runSandboxed(deps: CallDeps, entry: CatalogEntry, inputJson: string, info: CallInfo, options: CallOptions): Promise<ToolResult> {
   if (entry.runner.kind !== "sandbox") throw new Error("corral: runSandboxed reached with a built-in");
   const limits = deps.limitsFor(entry, options);
+  const task: CallTask = { type: "call", callId: info.callId, bundle: entry.runner.bundle, tool: entry.manifest.name, inputJson, limits };
+  const scope = options.scope ?? "";
+  const fresh = deps.isolationFor(entry.source) === "call";
+  if (fresh) task.fresh = true;
+  else if (scope !== "") task.scope = scope;
+  // A scope's calls are routed by the scope's own key, so each scope's warm
+  // isolate has its home; a fresh call by the key without scope, where an
+  // isolate no call has used yet (a describe's) may wait for it.
+  const key = isolateKey(entry.runner.bundle, limits.memoryMb, entry.manifest.name, fresh ? "" : scope);
   // The call's capability requests (fetch, ctx.fs, ctx.state) are judged while it runs.
   const closeCapabilities = deps.capabilities?.open({
     callId: info.callId,
@@ -143,12 +155,7 @@ async function runSandboxed(deps: CallDeps, entry: CatalogEntry, inputJson: stri
   });
   let outcome: Awaited<ReturnType<SandboxPool["run"]>>;
   try {
-    outcome = await deps.pool.run(
-      { type: "call", callId: info.callId, bundle: entry.runner.bundle, tool: entry.manifest.name, inputJson, limits },
-      limits,
-      isolateKey(entry.runner.bundle, limits.memoryMb, entry.manifest.name),
-      options.signal,
-    );
+    outcome = await deps.pool.run(task, limits, key, options.signal);
   } finally {
     closeCapabilities?.();
   }

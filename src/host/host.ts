@@ -11,7 +11,7 @@ import pino, { type Logger } from "pino";
 import type { CallLimits } from "../../sandbox/protocol.js";
 import { createToolTool, toolSearchTool, BUILTIN_SOURCE, TOOL_SEARCH } from "../builtins/index.js";
 import { BundleCache } from "../compile/index.js";
-import { HostClosedError } from "../errors.js";
+import { CorralError, HostClosedError } from "../errors.js";
 import { EventHub, type HostEventListener } from "../events.js";
 import { defaultGate, resolveEffectPolicy } from "../gate/index.js";
 import { Ledger, type SourceReport, type SourceRow, type SourceState, type StateChange, type StoreStatus } from "../ledger/index.js";
@@ -20,6 +20,8 @@ import { Admission, SandboxPool } from "../pool/index.js";
 import { Catalog, declare, ManifestCache, type CatalogEntry } from "../registry/index.js";
 import { checkSourceId, isPluginCandidate } from "../registry/source.js";
 import type { ToolResult } from "../result.js";
+import { hostArguments } from "./arguments.js";
+import { isolationFor } from "./isolation.js";
 import { Telemetry, type LoadSummary } from "../telemetry/index.js";
 import { runCall, type CallDeps } from "./call-path.js";
 import { createHostCapabilities, type HostCapabilities } from "../capabilities/index.js";
@@ -107,6 +109,7 @@ class CorralHost implements Host {
       gate,
       capabilities: this.#capabilities.broker,
       limitsFor: (entry, callOptions) => this.#limits(entry, callOptions),
+      isolationFor: (source) => isolationFor(options.isolation, source),
       channels: { maxModelOutputChars: options.maxModelOutputChars, maxModelOutputLines: options.maxModelOutputLines, maxImageBytes: options.maxImageBytes },
       logger: this.#logger,
       logToolData: options.logToolData,
@@ -142,13 +145,15 @@ class CorralHost implements Host {
     if (this.#closed) throw new HostClosedError("the host");
   }
 
-  async load(request: LoadRequest): Promise<LoadResult> {
+  async load(request: LoadRequest | string): Promise<LoadResult> {
     this.#assertAlive();
-    return this.#telemetry.traceLoad(async () => this.#finishLoad(await this.#loader.load(request)), summarizeLoad);
+    const checked = hostArguments.load(request);
+    return this.#telemetry.traceLoad(async () => this.#finishLoad(await this.#loader.load(checked)), summarizeLoad);
   }
 
-  async author(request: AuthorRequest): Promise<LoadResult> {
+  async author(given: AuthorRequest): Promise<LoadResult> {
     this.#assertAlive();
+    const request = hostArguments.author(given);
     const source = `agent:${request.agent}`;
     if (typeof request.agent !== "string" || !AGENT_ID.test(request.agent)) {
       return { ok: false, source, error: { kind: "compile_error", message: "an agent id is 1-128 letters, digits, '_', '.' or '-'" } };
@@ -161,7 +166,7 @@ class CorralHost implements Host {
     return this.#telemetry.traceLoad(async () => this.#finishLoad(await this.#loader.load({ source, code: request.code }, limits)), summarizeLoad);
   }
 
-  #finishLoad(result: LoadResult): LoadResult {
+  async #finishLoad(result: LoadResult): Promise<LoadResult> {
     if (!result.ok) {
       this.#logger.info({ event: "load", source: result.source, outcome: result.error.kind }, "source failed to load");
       return result;
@@ -172,6 +177,16 @@ class CorralHost implements Host {
     // it wakes an idle worker on a virtual machine.
     if (result.manifestsFrom !== "worker") setImmediate(() => this.#warmAhead(result.source));
     const tools = this.#catalog.ofSource(result.source).map((entry) => this.#info(entry));
+    // The ledger knows a source from its first successful load, before any
+    // call: an operator's audit shows it and its tools with zero calls.
+    // A ledger that cannot be reached (a server store in an outage) does not
+    // fail the load: the source becomes known at its first recorded call.
+    try {
+      await this.#ledger.recordLoad({ source: result.source, version: result.version, tools: tools.map((t) => t.name) });
+    } catch (error) {
+      if (!(error instanceof CorralError && error.code === "ledger_unavailable")) throw error;
+      this.#logger.warn({ event: "load", source: result.source, err: error.message }, "the ledger could not record the load");
+    }
     this.#events.emit({ type: "tools_changed", source: result.source, tools: tools.map((tool) => tool.name), at: Date.now() });
     this.#logger.info({ event: "load", source: result.source, version: result.version, tools: tools.map((t) => t.name), cached: result.cached, manifestsFrom: result.manifestsFrom }, "source loaded");
     return { ...result, tools };
@@ -197,8 +212,9 @@ class CorralHost implements Host {
     });
   }
 
-  async loadDirectory(dir: string): Promise<LoadResult[]> {
+  async loadDirectory(given: string): Promise<LoadResult[]> {
     this.#assertAlive();
+    const dir = hostArguments.loadDirectory(given);
     const names = readdirSync(dir, { withFileTypes: true })
       .filter((entry) => isPluginCandidate(entry.name, entry.isDirectory()))
       .map((entry) => entry.name)
@@ -213,8 +229,9 @@ class CorralHost implements Host {
     return this.#catalog.list().map((entry) => this.#info(entry));
   }
 
-  declarations(options: DeclarationOptions = {}): ToolDeclaration[] {
+  declarations(given?: DeclarationOptions): ToolDeclaration[] {
     this.#assertAlive();
+    const options = hostArguments.declarations(given);
     const entries = this.#catalog.list();
     const activated = new Set([...(options.caller?.activated ?? []), ...(options.activated ?? [])]);
     const waiting = entries.some((entry) => entry.manifest.exposure === "deferred" && !activated.has(entry.manifest.name) && !this.#quarantine.isQuarantined(entry.source));
@@ -222,13 +239,13 @@ class CorralHost implements Host {
     return declare(entries, (source) => this.#quarantine.isQuarantined(source), activated).filter((d) => d.name !== TOOL_SEARCH || waiting);
   }
 
-  async call(name: string, input: unknown, options: CallOptions = {}): Promise<ToolResult> {
+  async call(name: string, input: unknown, options?: CallOptions): Promise<ToolResult> {
     this.#assertAlive();
-    return runCall(this.#callDeps, name, input, options);
+    return runCall(this.#callDeps, name, input, hostArguments.call(name, options));
   }
 
   on(listener: HostEventListener): () => void {
-    return this.#events.on(listener);
+    return this.#events.on(hostArguments.on(listener));
   }
 
   async sourceState(source: string): Promise<SourceState> {
@@ -237,15 +254,19 @@ class CorralHost implements Host {
     return this.#quarantine.check(source);
   }
 
-  async quarantine(source: string, options: { reason: string; until?: number | null; actor?: string }): Promise<StateChange> {
+  async quarantine(source: string, given: { reason: string; until?: number | null; actor?: string }): Promise<StateChange> {
     this.#assertAlive();
+    checkSourceId(source);
+    const options = hostArguments.quarantine(given);
     const change = await this.#ledger.quarantine(source, { reason: options.reason, until: options.until ?? null, actor: options.actor ?? "operator" });
     this.#quarantine.learn(change.state);
     return change;
   }
 
-  async release(source: string, options: { reason?: string; actor?: string } = {}): Promise<StateChange> {
+  async release(source: string, given?: { reason?: string; actor?: string }): Promise<StateChange> {
     this.#assertAlive();
+    checkSourceId(source);
+    const options = hostArguments.release(given);
     const change = await this.#ledger.release(source, { actor: options.actor ?? "operator", ...(options.reason ? { reason: options.reason } : {}) });
     this.#quarantine.learn(change.state);
     return change;

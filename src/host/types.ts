@@ -58,6 +58,13 @@ export type LoadResult =
 export type CallOptions = {
   signal?: AbortSignal;
   /**
+   * Whom the call is for: a tenant, a user, a conversation (at most 256
+   * characters, no control characters). Calls of different scopes never
+   * share an isolate, so nothing a tool leaves behind reaches another
+   * scope's call. @default "" (the default scope)
+   */
+  scope?: string;
+  /**
    * Who the call is made for, when not the embedding program itself: a model
    * (the loop, the MCP server, the adapters) or a Code Mode script. With a
    * caller, a tool it may not reach (hidden, codemode, deferred and not yet
@@ -84,7 +91,8 @@ export type DeclarationOptions = {
 };
 
 export type Host = {
-  load(request: LoadRequest): Promise<LoadResult>;
+  /** A bare string is a path: `host.load("./tool.ts")` is `host.load({ path: "./tool.ts" })`. */
+  load(request: LoadRequest | string): Promise<LoadResult>;
   /** Loads every tool file and plugin folder directly inside `dir`. */
   loadDirectory(dir: string): Promise<LoadResult[]>;
   /** Registers tools an agent wrote, under `agent:<id>`, within the authoring limits. */

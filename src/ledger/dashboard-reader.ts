@@ -41,7 +41,7 @@ export const DashboardToolRow = z.strictObject({
   lastWallMs: z.number().nonnegative(),
   meanCpuMs: z.number().nonnegative(),
   maxHeapBytes: Count,
-  lastCallAt: EpochMs,
+  lastCallAt: EpochMs.nullable(),
 });
 export type DashboardToolRow = z.infer<typeof DashboardToolRow>;
 

@@ -42,6 +42,8 @@ export {
   EVENT_KINDS,
   EventKind,
   LedgerEvent,
+  LoadInput,
+  LoadRecord,
   MAX_MESSAGE_CHARS,
   OutcomeCounts,
   POLICY_ACTOR,

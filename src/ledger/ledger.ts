@@ -14,6 +14,7 @@
  * ```
  */
 import { z } from "zod";
+import { checkArgument } from "../arguments/check.js";
 import { CorralError, describeIssues } from "../errors.js";
 import { checkSourceId } from "../registry/source.js";
 import { InvalidCallRecordError, LedgerClosedError } from "./errors.js";
@@ -22,7 +23,7 @@ import type { QuarantinePolicy } from "./policy.js";
 import { byTrouble, toSourceRow } from "./report.js";
 import type { Applied, LedgerStore } from "./store.js";
 import { afterCall, expire, isExpired, quarantineByHand, releaseByHand } from "./transitions.js";
-import { CallInput, EpochMs, isStrike, type LedgerEvent, type QuarantinedState, type SourceReport, type SourceRow, type SourceState } from "./types.js";
+import { CallInput, EpochMs, LoadInput, isStrike, type LedgerEvent, type QuarantinedState, type SourceReport, type SourceRow, type SourceState } from "./types.js";
 
 export type RecordResult = {
   /** Whether this call was a strike against its source. */
@@ -49,6 +50,9 @@ export const QuarantineRequest = z.strictObject({
 export type QuarantineRequest = z.input<typeof QuarantineRequest>;
 export const ReleaseRequest = z.strictObject({ actor: Actor, reason: Reason.optional() });
 export type ReleaseRequest = z.input<typeof ReleaseRequest>;
+
+const RecordOptions = z.strictObject({ writeBehind: z.boolean().optional() });
+const ReportLimits = z.strictObject({ events: z.number().int().nonnegative().optional(), strikes: z.number().int().nonnegative().optional() });
 
 export class Ledger {
   readonly #store: LedgerStore;
@@ -90,8 +94,9 @@ export class Ledger {
    * briefly to share one commit with the records after it (SQLite: up to
    * COMMIT_BEHIND_MS); the promise then settles that much later.
    */
-  async record(input: CallInput, options: { writeBehind?: boolean } = {}): Promise<RecordResult> {
+  async record(input: CallInput, given?: { writeBehind?: boolean }): Promise<RecordResult> {
     this.#assertAlive();
+    const options = checkArgument("ledger.record(input, options)", "options", RecordOptions.optional(), given, "{ writeBehind?: boolean }") ?? {};
     const now = this.#now();
     const parsed = CallInput.safeParse(input);
     if (!parsed.success) {
@@ -109,6 +114,17 @@ export class Ledger {
     const result: RecordResult = { strike: isStrike(call.outcome), state, events };
     if (events.some((event) => event.kind === "quarantine") && state.state === "quarantined") result.quarantined = state;
     return result;
+  }
+
+  /**
+   * Makes a source known from a successful load: `sourceReport` and
+   * `summary` show it and its tools (zero calls) before any call. Counts
+   * nothing and changes no state.
+   */
+  async recordLoad(input: LoadInput): Promise<void> {
+    this.#assertAlive();
+    const load = checkArgument("ledger.recordLoad(load)", "load", LoadInput, input, "{ source, version, tools, at? }");
+    await this.#store.recordLoad({ ...load, at: load.at ?? this.#now() });
   }
 
   /** See LedgerStore.changesElsewhere; undefined when the store cannot tell. */
@@ -162,9 +178,10 @@ export class Ledger {
   }
 
   /** One source with its latest state changes and strikes, newest first; null if it was never seen. */
-  async sourceReport(source: string, limits: { events?: number; strikes?: number } = {}): Promise<SourceReport | null> {
+  async sourceReport(source: string, given?: { events?: number; strikes?: number }): Promise<SourceReport | null> {
     this.#assertAlive();
     checkSourceId(source);
+    const limits = checkArgument("ledger.sourceReport(source, limits)", "limits", ReportLimits.optional(), given, "{ events?, strikes? } with counts") ?? {};
     const now = this.#now();
     const events = limits.events ?? this.#options.recentEvents;
     const strikes = Math.min(limits.strikes ?? this.#options.recentStrikes, this.#keepStrikes);

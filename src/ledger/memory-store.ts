@@ -9,7 +9,7 @@
 import { LedgerClosedError } from "./errors.js";
 import type { Applied, Decide, LedgerStore, RecordOptions, StoredSource, StoredSourceDetail, StoredTool } from "./store.js";
 import { initialState, type Transition } from "./transitions.js";
-import { emptyTotals, isStrike, type CallRecord, type LedgerEvent, type SourceState, type StrikeEntry } from "./types.js";
+import { emptyTotals, isStrike, type CallRecord, type LedgerEvent, type LoadRecord, type SourceState, type StrikeEntry } from "./types.js";
 
 type SourceEntry = {
   state: SourceState;
@@ -65,6 +65,14 @@ export class MemoryLedgerStore implements LedgerStore {
     target.tools.set(call.tool, tool);
     this.#apply(target, applied);
     return { state: structuredClone(target.state), applied: structuredClone(applied) };
+  }
+
+  async recordLoad(load: LoadRecord): Promise<void> {
+    this.#assertAlive();
+    const target = this.#sources.get(load.source) ?? this.#create(load.source);
+    target.versions.add(load.version);
+    target.lastVersion ??= load.version;
+    for (const tool of load.tools) if (!target.tools.has(tool)) target.tools.set(tool, { tool, totals: emptyTotals(), lastStrike: null });
   }
 
   /** Nobody else writes to this memory: it never changes elsewhere. */

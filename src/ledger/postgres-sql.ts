@@ -56,6 +56,10 @@ export function postgresSql(schema: string) {
       ins AS (INSERT INTO ${s}.strikes (source, tool, version, call_id, outcome, message, at, caller) VALUES ($1, $2, $3, $4, $5, $6, $7, $9)),
       del AS (DELETE FROM ${s}.strikes WHERE source = $1 AND id NOT IN (SELECT id FROM prev))
       SELECT at FROM prev ORDER BY id DESC`,
+    /** $1 source $2 version $3 at $4 tools: a load makes the source, its version and its tools (zero calls) known; counts nothing. */
+    recordLoad: `WITH n AS (INSERT INTO ${s}.sources (source, state, last_version) VALUES ($1, 'active', $2) ON CONFLICT DO NOTHING),
+      v AS (INSERT INTO ${s}.versions (source, version, first_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING)
+      INSERT INTO ${s}.tools SELECT $1, x, 0, 0, '{}'::jsonb, 0, 0, 0, 0, 0, NULL, NULL, NULL FROM unnest($4::text[]) AS x ON CONFLICT DO NOTHING`,
     writeState: `INSERT INTO ${s}.sources (source, state, since, until, reason, actor) VALUES ($1, $2, $3, $4, $5, $6)
       ON CONFLICT (source) DO UPDATE SET state = excluded.state, since = excluded.since, until = excluded.until, reason = excluded.reason, actor = excluded.actor`,
     insertEvent: `INSERT INTO ${s}.events (at, source, kind, reason, until, actor) VALUES ($1, $2, $3, $4, $5, $6)`,

@@ -42,7 +42,7 @@ import { postgresSql, type PostgresSql } from "./postgres-sql.js";
 import { toState, type StateRow } from "./sqlite-rows.js";
 import type { Applied, Decide, LedgerStore, RecordOptions, StoreStatus, StoreWatcher, StoredSource, StoredSourceDetail } from "./store.js";
 import { initialState } from "./transitions.js";
-import type { CallRecord, SourceState } from "./types.js";
+import type { CallRecord, LoadRecord, SourceState } from "./types.js";
 
 /** Marks of committed batches older than this are deleted (they only guard a retry against counting twice). */
 const BATCH_MARK_MS = 24 * 60 * 60_000;
@@ -299,6 +299,12 @@ export class PostgresLedgerStore implements LedgerStore {
     }, true);
     this.#known.set(source, applied.state);
     return applied;
+  }
+
+  async recordLoad(load: LoadRecord): Promise<void> {
+    await this.#run("record a load", async (client) => {
+      await client.query(this.#sql.recordLoad, [load.source, load.version, load.at, load.tools]);
+    }, true);
   }
 
   listSources(): Promise<StoredSource[]> {

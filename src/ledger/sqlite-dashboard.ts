@@ -48,7 +48,7 @@ const SQL = {
   sourcesCount: `SELECT count(*) AS n FROM sources s WHERE @search IS NULL OR instr(lower(s.source), lower(@search)) > 0`,
   // Grouped through the tools table's primary key (source, tool): no temporary index, one sort of the sources.
   sourcesPage: `SELECT * FROM (
-      SELECT ${STATE_NOW}, coalesce(sum(t.calls), 0) AS calls, coalesce(sum(t.strikes), 0) AS strikes, count(t.tool) AS tools, max(t.last_call_at) AS last_call_at
+      SELECT ${STATE_NOW}, coalesce(sum(t.calls), 0) AS calls, coalesce(sum(t.strikes), 0) AS strikes, count(t.tool) AS tools, max(CASE WHEN t.calls > 0 THEN t.last_call_at END) AS last_call_at
       FROM sources s LEFT JOIN tools t ON t.source = s.source
       WHERE @search IS NULL OR instr(lower(s.source), lower(@search)) > 0
       GROUP BY s.source
@@ -61,7 +61,8 @@ const SQL = {
   state: `SELECT ${STATE_NOW} FROM sources s WHERE s.source = @source`,
   versions: `SELECT count(*) AS n FROM versions WHERE source = @source`,
   toolsCount: `SELECT count(*) AS n FROM tools WHERE source = @source`,
-  toolsPage: `SELECT tool, calls, strikes, outcomes, total_wall_ms, total_cpu_ms, last_wall_ms, max_heap_bytes, last_call_at FROM tools
+  // A tool a load made known (no call yet) holds 0 where "last" has no value: read as null.
+  toolsPage: `SELECT tool, calls, strikes, outcomes, total_wall_ms, total_cpu_ms, last_wall_ms, max_heap_bytes, CASE WHEN calls > 0 THEN last_call_at END AS last_call_at FROM tools
     WHERE source = @source ORDER BY strikes DESC, calls DESC, tool LIMIT @limit OFFSET @offset`,
   strikesCount: `SELECT count(*) AS n FROM strikes WHERE source = @source`,
   strikesPage: `SELECT source, tool, version, call_id, outcome, message, at FROM strikes WHERE source = @source ORDER BY id DESC LIMIT @limit OFFSET @offset`,
@@ -71,7 +72,7 @@ const SQL = {
 
 type Statements = { [K in keyof typeof SQL]: Database.Statement };
 type SourcePageDbRow = StateRow & { calls: number; strikes: number; tools: number; last_call_at: number | null };
-type ToolPageDbRow = { tool: string; calls: number; strikes: number; outcomes: string; total_wall_ms: number; total_cpu_ms: number; last_wall_ms: number; max_heap_bytes: number; last_call_at: number };
+type ToolPageDbRow = { tool: string; calls: number; strikes: number; outcomes: string; total_wall_ms: number; total_cpu_ms: number; last_wall_ms: number; max_heap_bytes: number; last_call_at: number | null };
 
 /** The tables of each schema version, cumulative. */
 const LEDGER_TABLES: Record<number, readonly string[]> = {

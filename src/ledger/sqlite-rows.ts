@@ -38,6 +38,9 @@ const SQL = {
       last_strike_at = coalesce(excluded.last_strike_at, last_strike_at),
       last_strike_outcome = coalesce(excluded.last_strike_outcome, last_strike_outcome),
       last_strike_message = coalesce(excluded.last_strike_message, last_strike_message)`,
+  // A load makes a source and its tools known; a tool row with no calls reads as never called (toolsBySource).
+  knowSource: "INSERT INTO sources (source, state, last_version) VALUES (@source, 'active', @version) ON CONFLICT DO NOTHING",
+  knowTool: "INSERT INTO tools VALUES (@source, @tool, 0, 0, '{}', 0, 0, 0, 0, 0, NULL, NULL, NULL) ON CONFLICT DO NOTHING",
   insertStrike: "INSERT INTO strikes (source, tool, version, call_id, outcome, message, at, caller) VALUES (@source, @tool, @version, @callId, @outcome, @message, @at, @caller)",
   pruneStrikes: `DELETE FROM strikes WHERE source = @source
     AND id NOT IN (SELECT id FROM strikes WHERE source = @source ORDER BY id DESC LIMIT @keep)`,
@@ -82,7 +85,8 @@ export function toolsBySource(rows: ToolDbRow[]): Map<string, StoredTool[]> {
     const totals = emptyTotals();
     Object.assign(totals, {
       calls: row.calls, strikes: row.strikes, totalWallMs: row.total_wall_ms, totalCpuMs: row.total_cpu_ms,
-      lastWallMs: row.last_wall_ms, maxHeapBytes: row.max_heap_bytes, lastCallAt: row.last_call_at,
+      // A row a load made (no call yet) holds zeros where "last" has no value.
+      lastWallMs: row.calls === 0 ? null : row.last_wall_ms, maxHeapBytes: row.max_heap_bytes, lastCallAt: row.calls === 0 ? null : row.last_call_at,
     });
     for (const [name, calls] of Object.entries(OutcomeCountsJson.parse(JSON.parse(row.outcomes)))) {
       const kind = OutcomeKind.safeParse(name);

@@ -47,7 +47,7 @@ import { migrate, STRIKE_MINUTES_KEPT_MS } from "./sqlite-schema.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
 import type { Applied, Decide, LedgerStore, RecordOptions, StoredSource, StoredSourceDetail } from "./store.js";
 import { initialState, type Transition } from "./transitions.js";
-import { LedgerEvent, isStrike, type CallRecord, type SourceState } from "./types.js";
+import { LedgerEvent, isStrike, type CallRecord, type LoadRecord, type SourceState } from "./types.js";
 
 /** How often the checkpointer thread moves committed pages into the database file. */
 const CHECKPOINT_INTERVAL_MS = 250;
@@ -92,6 +92,7 @@ export class SqliteLedgerStore implements LedgerStore {
   readonly #txn: {
     recordCalls: Database.Transaction<(batch: Pending[]) => Applied[]>;
     transition: Database.Transaction<(source: string, decide: Decide) => Applied>;
+    recordLoad: Database.Transaction<(load: LoadRecord) => void>;
     listSources: Database.Transaction<() => StoredSource[]>;
     readSource: Database.Transaction<(source: string, limits: Limits) => StoredSourceDetail | null>;
   };
@@ -137,6 +138,7 @@ export class SqliteLedgerStore implements LedgerStore {
     this.#txn = {
       recordCalls: this.#db.transaction((batch: Pending[]) => this.#recordCalls(batch)),
       transition: this.#db.transaction((source: string, decide: Decide) => this.#transition(source, decide)),
+      recordLoad: this.#db.transaction((load: LoadRecord) => this.#recordLoad(load)),
       listSources: this.#db.transaction(() => this.#listSources()),
       readSource: this.#db.transaction((source: string, limits: Limits) => this.#readSource(source, limits)),
     };
@@ -245,6 +247,17 @@ export class SqliteLedgerStore implements LedgerStore {
       state = applied?.state ?? state;
       return { state, applied };
     });
+  }
+
+  recordLoad(load: LoadRecord): Promise<void> {
+    return this.#run("record a load", () => this.#txn.recordLoad.immediate(load));
+  }
+
+  #recordLoad(load: LoadRecord): void {
+    const sql = this.#sql;
+    sql.knowSource.run({ source: load.source, version: load.version });
+    sql.addVersion.run({ source: load.source, version: load.version, at: load.at });
+    for (const tool of load.tools) sql.knowTool.run({ source: load.source, tool });
   }
 
   /** SQLite's data_version: changed only by commits of other connections. */

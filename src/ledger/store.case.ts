@@ -141,6 +141,29 @@ export function runStoreSuite(name: string, createStore: StoreFactory): void {
       });
     });
 
+    it("knows a source from its first load: its version and its tools with zero calls", async () => {
+      await withStore(async (store) => {
+        await store.recordLoad({ source: "agent:loaded", version: versionOf(1), tools: ["a", "b"], at: T0 });
+        const detail = await store.readSource("agent:loaded", { events: 5, strikes: 5 });
+        assert.deepEqual(detail?.state, { source: "agent:loaded", state: "active", since: null });
+        assert.equal(detail?.versions, 1);
+        assert.equal(detail?.lastVersion, versionOf(1));
+        assert.deepEqual(detail?.tools.map((t) => [t.tool, t.totals.calls, t.totals.lastCallAt, t.totals.lastWallMs, t.lastStrike]).sort(), [["a", 0, null, null, null], ["b", 0, null, null, null]]);
+        // A load again, or of a new version, changes no count; a call then counts as usual.
+        await store.recordLoad({ source: "agent:loaded", version: versionOf(2), tools: ["a"], at: T0 + 1 });
+        await store.recordCall(makeCall({ source: "agent:loaded", tool: "a", version: versionOf(2), at: T0 + 2, wallMs: 3 }), keepAll);
+        const [listed] = await store.listSources();
+        assert.equal(listed?.versions, 2);
+        const a = listed?.tools.find((t) => t.tool === "a");
+        assert.deepEqual([a?.totals.calls, a?.totals.lastCallAt, a?.totals.lastWallMs], [1, T0 + 2, 3]);
+        assert.equal(listed?.tools.find((t) => t.tool === "b")?.totals.calls, 0);
+        // A quarantined source stays quarantined when it loads.
+        await store.transition("agent:loaded", (state) => quarantineByHand(state, { reason: "r", until: null, actor: "ops" }, T0 + 3));
+        await store.recordLoad({ source: "agent:loaded", version: versionOf(3), tools: ["c"], at: T0 + 4 });
+        assert.equal((await store.readState("agent:loaded")).state, "quarantined");
+      });
+    });
+
     it("lists events newest first, up to the limit asked", async () => {
       await withStore(async (store) => {
         for (let i = 0; i < 4; i++) {
@@ -192,6 +215,7 @@ export function runStoreSuite(name: string, createStore: StoreFactory): void {
       await assert.rejects(store.recordCall(makeCall(), keepAll), (error: unknown) => error instanceof LedgerClosedError && error.code === "ledger_closed");
       await assert.rejects(store.transition("agent:a", () => null), LedgerClosedError);
       await assert.rejects(store.listSources(), LedgerClosedError);
+      await assert.rejects(store.recordLoad({ source: "agent:a", version: versionOf(1), tools: [], at: T0 }), LedgerClosedError);
       await assert.rejects(store.readSource("agent:a", { events: 1, strikes: 1 }), LedgerClosedError);
     });
   });

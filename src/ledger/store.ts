@@ -11,7 +11,7 @@
  * apply the same change (one expiry event, not two).
  */
 import type { Transition } from "./transitions.js";
-import type { CallRecord, LedgerEvent, SourceState, StrikeEntry, ToolRow, Totals } from "./types.js";
+import type { CallRecord, LedgerEvent, LoadRecord, SourceState, StrikeEntry, ToolRow, Totals } from "./types.js";
 
 /**
  * Decides a change from the stored state. Must be pure and synchronous: a
@@ -95,6 +95,13 @@ export interface LedgerStore {
    * reaches the watchers (watch()).
    */
   recordCall(call: CallRecord, options: RecordOptions): Promise<Applied>;
+  /**
+   * Makes the source known from a successful load: its row (active if new),
+   * the version (first seen now), and a row for each tool with zero calls.
+   * Changes no count and no state; committed before the promise settles, so
+   * readSource and listSources show it at once.
+   */
+  recordLoad(load: LoadRecord): Promise<void>;
   /** The stored state; an unknown source is active, never quarantined. */
   readState(source: string): Promise<SourceState>;
   /**
@@ -120,5 +127,5 @@ export interface LedgerStore {
 export function isLedgerStore(value: unknown): value is LedgerStore {
   if (typeof value !== "object" || value === null) return false;
   const store = value as Record<string, unknown>;
-  return ["recordCall", "readState", "transition", "listSources", "readSource", "close"].every((name) => typeof store[name] === "function");
+  return ["recordCall", "recordLoad", "readState", "transition", "listSources", "readSource", "close"].every((name) => typeof store[name] === "function");
 }

@@ -46,6 +46,20 @@ export type CallRecord = z.infer<typeof CallRecord>;
 
 /** What record() takes: `at` defaults to the ledger's clock. */
 export const CallInput = CallRecord.extend({ at: EpochMs.optional() });
+
+/**
+ * A successful load: the source, the version loaded and its tools' names.
+ * The ledger knows the source (and its tools, with zero calls) from then on.
+ */
+export const LoadRecord = z.strictObject({
+  source: SourceId,
+  version: Version,
+  tools: z.array(z.string().min(1).max(256)).max(1_000),
+  at: EpochMs,
+});
+export type LoadRecord = z.infer<typeof LoadRecord>;
+export const LoadInput = LoadRecord.extend({ at: EpochMs.optional() });
+export type LoadInput = z.input<typeof LoadInput>;
 export type CallInput = z.input<typeof CallInput>;
 
 /** `since`: when the source last became active (a release or an expiry); null if it never was quarantined. */

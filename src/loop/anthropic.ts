@@ -11,6 +11,7 @@
  *  stream.finalMessage() ──parseMessage (zod)──▶ Message
  * ```
  */
+import { loopArguments } from "./arguments.js";
 import { isStreamEvent, parseMessage, type Message, type MessageCreateParams } from "./messages.js";
 import type { CreateMessageOptions, Model } from "./model.js";
 
@@ -33,7 +34,8 @@ export type AnthropicClientLike = {
   };
 };
 
-export function anthropicModel(client: AnthropicClientLike): Model {
+export function anthropicModel(given: AnthropicClientLike): Model {
+  const client = loopArguments.client(given);
   return {
     async createMessage(request: MessageCreateParams, options: CreateMessageOptions): Promise<Message> {
       const stream = client.messages.stream(request as never, options.signal === undefined ? {} : { signal: options.signal });

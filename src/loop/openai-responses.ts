@@ -28,7 +28,7 @@ import { CorralError, describeIssues } from "../errors.js";
 import { Caller, createCaller } from "../registry/index.js";
 import type { ToolResult } from "../result.js";
 import { ModelResponseError } from "./errors.js";
-import { ConversationOptions } from "./options.js";
+import { ConversationOptions, conversationScope } from "./options.js";
 import { runTools, throwIfAborted } from "./run-tools.js";
 import type { ToolCallRecord } from "./run-conversation.js";
 
@@ -85,7 +85,7 @@ export async function runOpenAIConversation(client: OpenAIClientLike, request: R
     throw new CorralError("invalid_options", `runOpenAIConversation options are invalid: ${detail}`, { issues: parsedOptions.error.issues });
   }
   const o = parsedOptions.data;
-  const run = { host: o.host, maxConcurrency: o.maxConcurrency ?? 1, signal: o.signal, toolTimeoutMs: o.toolTimeoutMs };
+  const run = { host: o.host, maxConcurrency: o.maxConcurrency ?? 1, signal: o.signal, toolTimeoutMs: o.toolTimeoutMs, scope: conversationScope(o.scope) };
   const maxIterations = o.maxIterations ?? 10;
   const caller: Caller = o.caller ?? createCaller({ origin: "model" });
   const { input: initial, tools: ownTools = [], ...fields } = request;

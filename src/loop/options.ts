@@ -3,7 +3,9 @@
  * runConversation's options: one zod schema, the type derived from it, and
  * the defaults in one constant beside it. Unknown keys are an error.
  */
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { Scope } from "../../sandbox/protocol.js";
 import { CorralError, describeIssues } from "../errors.js";
 import { Caller } from "../registry/index.js";
 import type { StreamEvent } from "./messages.js";
@@ -41,6 +43,13 @@ export const ConversationOptions = z.strictObject({
   toolTimeoutMs: z.number().int().positive().optional(),
   /** Every stream event of every turn, as it comes. A throw from it rejects runConversation. */
   onEvent: z.custom<ConversationEventListener>((value) => typeof value === "function", { message: "expected a function" }).optional(),
+  /**
+   * The isolation scope of every tool call of this conversation (host.call's
+   * `scope`): nothing a tool leaves behind in one conversation reaches
+   * another's calls. Name one to share a scope across conversations (a user's).
+   * @default a new scope per conversation, `conversation:<uuid>`
+   */
+  scope: Scope.optional(),
   /** Aborts the model request in flight and the tool calls running; runConversation then rejects with `signal.reason`. */
   signal: z.instanceof(AbortSignal).optional(),
   /**
@@ -59,6 +68,7 @@ export type ResolvedConversationOptions = {
   toolTimeoutMs: number | undefined;
   onEvent: ConversationEventListener | undefined;
   signal: AbortSignal | undefined;
+  scope: string;
   caller: Caller | undefined;
 };
 
@@ -76,6 +86,12 @@ export function resolveConversationOptions(options: unknown): ResolvedConversati
     toolTimeoutMs: o.toolTimeoutMs,
     onEvent: o.onEvent,
     signal: o.signal,
+    scope: conversationScope(o.scope),
     caller: o.caller,
   };
+}
+
+/** The isolation scope of a conversation's tool calls: the one named, else a new one of its own. */
+export function conversationScope(scope: string | undefined): string {
+  return scope ?? `conversation:${randomUUID()}`;
 }

@@ -24,6 +24,7 @@
  */
 import { createCaller, type Caller } from "../registry/index.js";
 import type { ToolResult } from "../result.js";
+import { loopArguments } from "./arguments.js";
 import { isToolUse, type Message, type MessageCreateParams, type MessageParam, type StopReason, type ToolParam } from "./messages.js";
 import type { Model } from "./model.js";
 import { resolveConversationOptions, type ConversationOptions, type ResolvedConversationOptions } from "./options.js";
@@ -60,8 +61,9 @@ export type ConversationResult = {
 };
 
 export async function runConversation(model: Model, request: MessageCreateParams, options: ConversationOptions): Promise<ConversationResult> {
+  loopArguments.model(model);
   const o = resolveConversationOptions(options);
-  const { messages: initial, tools: ownTools, ...fields } = request;
+  const { messages: initial, tools: ownTools, ...fields } = loopArguments.request(request);
   const messages: MessageParam[] = [...initial];
   // The model's identity towards the host: it is declared, and may call,
   // only what its exposure rule allows; tool_search's finds are kept on it.

@@ -3,7 +3,7 @@
  * Runs one turn's tool calls for a conversation loop (Anthropic's tool_use
  * blocks, OpenAI's function calls): at most maxConcurrency at once, answered
  * in call order whatever order they finish in, all as the conversation's
- * caller. host.call never throws for a tool's failure; if it throws anyway
+ * caller and in the conversation's isolation scope. host.call never throws for a tool's failure; if it throws anyway
  * (a closed host), no further call starts, the running ones finish, and the
  * first error is rethrown.
  */
@@ -18,12 +18,15 @@ export type RunToolsOptions = {
   maxConcurrency: number;
   signal: AbortSignal | undefined;
   toolTimeoutMs: number | undefined;
+  /** The conversation's isolation scope (host.call's `scope`). */
+  scope: string;
 };
 
 export async function runTools(uses: readonly ToolRun[], o: RunToolsOptions, caller: Caller): Promise<ToolResult[]> {
   const results: ToolResult[] = new Array<ToolResult>(uses.length);
   const callOptions = {
     caller,
+    scope: o.scope,
     ...(o.signal !== undefined ? { signal: o.signal } : {}),
     ...(o.toolTimeoutMs !== undefined ? { timeoutMs: o.toolTimeoutMs } : {}),
   };

@@ -6,6 +6,7 @@
  * `logs` or `stack`, which are for programs, screens and operators.
  */
 import type { ToolResult } from "../result.js";
+import { loopArguments } from "./arguments.js";
 import { IMAGE_MEDIA_TYPES, type ImageBlockParam, type ImageMediaType, type TextBlockParam, type ToolResultBlockParam } from "./messages.js";
 
 /** Issues listed after an invalid_input message, at most; the rest are counted. */
@@ -17,7 +18,8 @@ function isAcceptedMediaType(mimeType: string): mimeType is ImageMediaType {
   return ACCEPTED_MEDIA_TYPES.has(mimeType);
 }
 
-export function toToolResultBlock(toolUseId: string, result: ToolResult): ToolResultBlockParam {
+export function toToolResultBlock(toolUseId: string, given: ToolResult): ToolResultBlockParam {
+  const result = loopArguments.toolResultBlock(toolUseId, given);
   if (!result.ok) {
     return { type: "tool_result", tool_use_id: toolUseId, content: describeFailure(result), is_error: true };
   }

@@ -19,5 +19,5 @@ export type LoopHost = {
    * Refuses (unknown_tool) what `caller` may not reach, and activates for it
    * the deferred tools tool_search found.
    */
-  call(name: string, input: unknown, options?: { signal?: AbortSignal; timeoutMs?: number; caller?: Caller }): Promise<ToolResult>;
+  call(name: string, input: unknown, options?: { signal?: AbortSignal; timeoutMs?: number; caller?: Caller; scope?: string }): Promise<ToolResult>;
 };

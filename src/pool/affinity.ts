@@ -211,6 +211,8 @@ export class AffinityRouter<S extends RouteTarget> {
     for (const gone of evicted) {
       this.#warm.get(session)?.delete(gone);
       if (this.#homes.get(gone) === session) this.#unhome(gone, session);
+      // Bounded with many scopes: a key no worker keeps warm forgets its streak.
+      this.#quickStreak.delete(gone);
     }
     // A call keeps its isolate unless the worker says it dropped it (an
     // earlier reply may have named it evicted while this call waited).

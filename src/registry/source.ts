@@ -11,11 +11,12 @@ import { CorralError } from "../errors.js";
 export const SOURCE_PATTERN = /^(plugin|agent|host):[^\u0000-\u001f\u007f]{1,1024}$/;
 export type SourceKind = "plugin" | "agent" | "host";
 
-export function checkSourceId(source: string): SourceKind {
-  if (!SOURCE_PATTERN.test(source)) {
+export function checkSourceId(source: unknown): SourceKind {
+  if (typeof source !== "string" || !SOURCE_PATTERN.test(source)) {
+    const shown = typeof source === "string" ? `"${source.slice(0, 80)}"` : `a ${source === null ? "null" : typeof source}`;
     throw new CorralError(
       "invalid_source",
-      `"${source.slice(0, 80)}" is not a source id: use plugin:<path>, agent:<id> or host:<name> (at most 1024 characters, no control characters)`,
+      `${shown} is not a source id: use plugin:<path>, agent:<id> or host:<name> (at most 1024 characters, no control characters)`,
       { source },
     );
   }

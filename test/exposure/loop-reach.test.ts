@@ -29,7 +29,8 @@ describe("the Anthropic loop and exposure", { timeout: 120_000 }, () => {
         assert.equal(new Set(errors).size, 1, `every refusal reads alike: ${JSON.stringify(errors)}`);
         assert.match(errors[0] as string, /^unknown_tool: /);
         assert.ok(!host.tools().some((tool) => tool.name === "planted"), "create_tool registered nothing");
-        assert.deepEqual((await host.audit()).map((row) => row.source), [], "nothing ran");
+        // A load makes its source known to the ledger (recordLoad); a call would add to its totals.
+        assert.deepEqual((await host.audit()).filter((row) => row.totals.calls > 0).map((row) => row.source), [], "nothing ran");
       },
       { createTool: { agent: "assistant" } },
     );

@@ -30,7 +30,8 @@ describe("exposure enforced on a model's calls", { timeout: 120_000 }, () => {
           assert.equal(refusal(result), unknown, `${name} answers as an unknown name`);
           assert.equal(result.source, undefined, "nothing about the tool leaks");
         }
-        assert.deepEqual((await host.audit()).map((row) => row.source), [], "a refused call reaches no source and is not recorded");
+        // A load makes its source known to the ledger (recordLoad); a call would add to its totals.
+        assert.deepEqual((await host.audit()).filter((row) => row.totals.calls > 0).map((row) => row.source), [], "a refused call reaches no source and is not recorded");
         assert.equal(host.tools().filter((tool) => tool.source.startsWith("agent:assistant")).length, 0, "create_tool registered nothing");
         assert.equal(outcomeOf(await host.call("d1", {}, { caller: model })), "ok");
         assert.equal(outcomeOf(await host.call("m1", {}, { caller: model })), "ok");

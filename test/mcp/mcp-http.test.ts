@@ -2,7 +2,7 @@
  * corral's MCP server over Streamable HTTP on 127.0.0.1, driven by the MCP
  * SDK's own Client and by raw HTTP for what a client library would never
  * send: list, call, a hostile tool, a hidden one, quarantine and
- * list_changed, deferred tools per session, progress, cancellation, a client
+ * list_changed, deferred tools and isolation scopes per session, progress, cancellation, a client
  * that hangs up, and the guards (token, Host, Origin, body size, bad JSON).
  */
 import { after, before, describe, it } from "node:test";
@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { z } from "zod";
 import { createMcpServer, type CorralMcpServer, type McpHttpServer } from "../../src/adapters/mcp/index.js";
 import { createHost, type Host, type HostEvent } from "../../src/index.js";
-import { assertNoWorkersLeft, childPids, tempDir } from "../helpers/host.js";
+import { assertNoWorkersLeft, childPids, tempDir, toolSource } from "../helpers/host.js";
 import { textOf, watchListChanged, writeTools } from "./fixture.js";
 
 const TOKEN = "test-token-0123456789abcdef";
@@ -157,6 +157,15 @@ describe("corral mcp over Streamable HTTP", { timeout: 240_000 }, () => {
     await one.client.callTool({ name: "spin", arguments: {} });
     const report = await host.auditSource(sourceOf("spin"));
     assert.equal(report?.strikes[0]?.caller, `mcp:${one.transport.sessionId}`);
+  });
+
+  it("runs each session's calls in its own scope: what a tool left in one session's isolate never reaches another's", async () => {
+    const code = toolSource({ name: "tally", run: "globalThis.tally = (globalThis.tally ?? 0) + 1; return { tally: globalThis.tally };" });
+    assert.equal((await host.load({ source: "agent:tally", code })).ok, true);
+    const one = await connect();
+    const two = await connect();
+    for (let i = 0; i < 3; i++) await one.client.callTool({ name: "tally", arguments: {} });
+    assert.deepEqual((await two.client.callTool({ name: "tally", arguments: {} })).structuredContent, { tally: 1 }, "a new session starts from a clean isolate");
   });
 
   it("sends progress while a call runs past a second, and cancels a call the client cancels", async () => {

@@ -116,6 +116,13 @@ describe("the ledger through the host", { timeout: 180_000 }, () => {
         const made = await host.call("create_tool", { code: toolSource({ name: "made_by_agent", input: "z.object({ a: z.number() })", run: "return input.a * 2;" }) });
         assert.ok(made.ok, JSON.stringify(made));
         assert.deepEqual(made.control?.add_tools, ["made_by_agent"]);
+        // The ledger knows the agent's source from its first successful load, before any call.
+        const known = await host.auditSource("agent:helper");
+        assert.ok(known !== null, "the agent's source is unknown to the ledger right after create_tool");
+        assert.equal(known.state.state, "active");
+        assert.equal(known.versions, 1);
+        assert.deepEqual(known.tools.map((t) => [t.tool, t.totals.calls, t.totals.lastCallAt]), [["made_by_agent", 0, null]]);
+        assert.ok((await host.audit()).some((row) => row.source === "agent:helper" && row.totals.calls === 0));
         const used = await host.call("made_by_agent", { a: 21 });
         assert.ok(used.ok);
         assert.equal(used.output, "42");

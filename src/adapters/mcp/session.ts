@@ -3,11 +3,12 @@
  * One MCP session: one SDK `Server` on one transport (stdio, or one
  * Streamable HTTP session) and one Caller, so deferred tools found by
  * tool_search are this session's alone and its calls carry `mcp:<session>`
- * into the ledger.
+ * into the ledger. The caller's id is also the session's isolation scope:
+ * what a tool leaves behind in one session never reaches another's calls.
  *
  * ```
  * tools/list ─▶ host.declarations({ caller }) + host.tools() ─▶ Tool[]
- * tools/call ─▶ host.call(name, args, { caller, signal }) ─▶ CallToolResult
+ * tools/call ─▶ host.call(name, args, { caller, scope: caller.id, signal }) ─▶ CallToolResult
  *                 signal: notifications/cancelled, or the HTTP client gone
  *                 progress: every progressIntervalMs while it runs, when asked
  * host events (quarantine, release, tools_changed) ─▶ tools/list_changed
@@ -107,7 +108,7 @@ export class McpSession {
       }, this.#settings.progressIntervalMs);
     }
     try {
-      const result = await this.#host.call(name, input, { caller: this.caller, signal });
+      const result = await this.#host.call(name, input, { caller: this.caller, scope: this.caller.id, signal });
       // tool_search activated tools for this session: its list just grew.
       if (this.caller.activated.size !== activatedBefore) this.#listChanged();
       return toCallToolResult(result);

@@ -1,4 +1,4 @@
-// attempts: dynamic import() with a computed specifier, which the import
+// attempts: vm2 CVE-2021-23449 (fixed in 3.9.4): dynamic import() with a computed specifier, which the import
 // policy cannot see at compile time.
 // expect: tool_error
 // A correct host has no module loader in the isolate: the import fails and

@@ -1,0 +1,66 @@
+/**
+ * @module test/fuzz/cli
+ * `npm run fuzz -- --count N --seed S [--workers W] [--no-shrink]`: a long
+ * fuzz campaign (campaign.ts). Prints progress, each failure's seed, reason
+ * and shrunk program, and a summary; exits 1 if any program failed.
+ */
+import { parseArgs } from "node:util";
+import { runCampaign, type Failure } from "./campaign.js";
+
+const { values } = parseArgs({
+  options: {
+    count: { type: "string", default: "1000" },
+    seed: { type: "string", default: String(Date.now() % 1_000_000_000) },
+    workers: { type: "string", default: "2" },
+    "no-shrink": { type: "boolean", default: false },
+  },
+});
+const count = Number(values.count);
+const seed = Number(values.seed);
+const workers = Number(values.workers);
+if (!Number.isInteger(count) || count < 1 || !Number.isInteger(seed) || !Number.isInteger(workers) || workers < 1) {
+  console.error("usage: npm run fuzz -- --count <programs> --seed <integer> [--workers <n>] [--no-shrink]");
+  process.exit(2);
+}
+
+const printFailure = (failure: Failure): void => {
+  console.log(`\nFAILURE seed=${failure.seed}: ${failure.reason}`);
+  console.log(`  replay: npm run fuzz -- --count 1 --seed ${failure.seed}`);
+  console.log(`  program: ${JSON.stringify(failure.program)}`);
+  if (failure.shrunk === null) console.log(`  ${failure.alone}; it failed after seeds ${failure.after.join(" ")}`);
+  else console.log(`  shrunk program (fails alone): ${JSON.stringify(failure.shrunk)}`);
+  console.log(failure.source.replace(/^/gm, "  | "));
+};
+
+console.log(`corral fuzz: ${count} programs from seed ${seed}, ${workers} workers`);
+const startedAt = performance.now();
+const stats = await runCampaign({
+  count,
+  seed,
+  workers,
+  shrink: !values["no-shrink"],
+  onFailure: printFailure,
+  onProgress(done, s) {
+    if (done % 100 === 0 || done === count) {
+      const perProgram = (performance.now() - startedAt) / done;
+      console.log(`  ${done}/${count} programs, ${s.failures.length} failures, ${perProgram.toFixed(0)} ms each, worker RSS max ${s.maxRssMb.toFixed(0)} MB, latest answer ${s.maxLateMs.toFixed(0)} ms past its limit`);
+    }
+  },
+});
+console.log(
+  JSON.stringify(
+    {
+      programs: stats.ran,
+      failures: stats.failures.map((f) => ({ seed: f.seed, reason: f.reason })),
+      seconds: Math.round(stats.durationMs / 1000),
+      msPerProgram: Math.round(stats.durationMs / Math.max(1, stats.ran)),
+      outcomes: stats.outcomes,
+      maxLateMs: Math.round(stats.maxLateMs),
+      idleRssMb: Math.round(stats.idleRssMb),
+      maxRssMb: Math.round(stats.maxRssMb),
+    },
+    null,
+    2,
+  ),
+);
+process.exit(stats.failures.length === 0 ? 0 : 1);
