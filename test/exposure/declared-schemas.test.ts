@@ -21,6 +21,17 @@ const CASES: Record<string, { accepted: unknown[]; rejected: unknown[] }> = {
     accepted: [{ date: "2024-01-31" }, { date: "2024-01-31", add: { months: 1, days: 1.5 } }, { date: "2024-01-31", diffTo: "2024-03-01" }],
     rejected: [{ date: "" }, { date: "2024-01-31", add: { months: 1.5 } }, { date: "2024-01-31", add: { fortnights: 1 } }, { date: 1 }, { date: "2024-01-31", diffTo: "" }],
   },
+  // The host allows their effects (a blocked call is refused before its
+  // input is read) but grants no address or folder: the accepted inputs end
+  // in a refusal or failure inside the tool, never invalid_input.
+  fetch_page: {
+    accepted: [{ url: "http://127.0.0.1:9/" }, { url: "http://127.0.0.1:9/a", maxLinks: 0, maxTextChars: 100 }],
+    rejected: [{}, { url: 5 }, { url: "http://127.0.0.1:9/", maxLinks: 1.5 }, { url: "http://127.0.0.1:9/", maxTextChars: 99 }],
+  },
+  file_search: {
+    accepted: [{ query: "x" }, { query: "x", path: "docs", extensions: [".md"], regex: true, caseSensitive: true, maxResults: 1, maxFiles: 1 }],
+    rejected: [{}, { query: "" }, { query: "x", extensions: ["md"] }, { query: "x", maxResults: 0 }, { query: "x", regex: "yes" }],
+  },
   json_query: {
     accepted: [{ json: '{"a":1}', path: "$.a" }],
     rejected: [{ json: "{}" }, { json: "{}", path: "" }, { json: {}, path: "$" }, { json: "{}", path: "$", more: true }],
@@ -61,6 +72,6 @@ describe("declared schemas", { timeout: 180_000 }, () => {
           assert.equal(validate(input), expected, `${declaration.name} ${JSON.stringify(input)}: the declared schema disagrees (${ajv.errorsText(validate.errors)})`);
         }
       }
-    });
+    }, { effects: { plugin: { net_read: "allow", read: "allow" } } });
   });
 });
