@@ -282,7 +282,7 @@ export const InputIssue = z.strictObject({
 export type InputIssue = z.infer<typeof InputIssue>;
 
 /** The kinds a guest may answer with itself: a subset of OUTCOME_KINDS. */
-export const GUEST_ERROR_KINDS = ["tool_error", "invalid_input", "output_too_large", "not_implemented", "unknown_tool"] as const satisfies readonly OutcomeKind[];
+export const GUEST_ERROR_KINDS = ["tool_error", "invalid_input", "output_too_large", "not_implemented", "unknown_tool", "blocked"] as const satisfies readonly OutcomeKind[];
 
 /**
  * `structured` and `details` come out of JSON.parse on the host, so they can

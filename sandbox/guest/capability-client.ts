@@ -10,6 +10,7 @@
 import type { CapabilityAnswer, CapabilityRequest } from "../shared/capability-messages.js";
 import { intrinsics as I } from "./intrinsics.js";
 import { CapabilityError } from "../shared/capability-error.js";
+import { markBlocked } from "./signals.js";
 
 export { CapabilityError };
 
@@ -46,7 +47,11 @@ export function createCapabilityClient(send: CapabilitySend): CapabilityClient {
         return;
       }
       if (answer.ok) waiting.resolve(answer.value);
-      else waiting.reject(new CapabilityError(answer.code, answer.message));
+      else {
+        const refusal = new CapabilityError(answer.code, answer.message);
+        if (answer.code === "blocked") markBlocked(refusal);
+        waiting.reject(refusal);
+      }
     },
     reset() {
       I.mapClear(pending);

@@ -23,7 +23,7 @@ import { describeThrown, MESSAGE_MAX_CHARS } from "./describe-thrown.js";
 import { createTimers } from "./timers.js";
 import { createConsole } from "./console.js";
 import { collectTools, manifestOf, ModuleError } from "./module-tools.js";
-import { isSignal } from "./signals.js";
+import { isBlocked, isSignal } from "./signals.js";
 import { installWebGlobals } from "./web/index.js";
 import { createFetch } from "./web/fetch.js";
 import { createCapabilityClient } from "./capability-client.js";
@@ -354,6 +354,8 @@ function failureAnswer(thrown: unknown): GuestAnswer {
       return errorAnswer("output_too_large", `${thrown.reason}: return less data, or page through it`);
     }
     const { message, stack } = describeThrown(thrown);
+    // The host's policy or gate refused a capability and the tool let it through.
+    if (isBlocked(thrown)) return errorAnswer("blocked", message);
     const hinted = fetchFor !== undefined && globalObject.fetch === undefined && /\bfetch is not defined\b/.test(message) ? `${message}${FETCH_HINT}` : message;
     const failed = errorAnswer("tool_error", hinted, stack === undefined ? undefined : { stack });
     if (isAllocationRefusal(thrown)) failed.refused = true;

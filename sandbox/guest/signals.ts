@@ -17,3 +17,19 @@ export function markSignal(value: object): void {
 export function isSignal(value: unknown): boolean {
   return typeof value === "object" && value !== null && I.weakSetHas(signals, value);
 }
+
+/**
+ * Refusals by the host's policy or gate (capability code `blocked`), as the
+ * relay made them and as fetch wrapped them: an uncaught one ends the call
+ * `blocked`, not `tool_error`. Recognised by identity, so a tool cannot make
+ * its own error count as one; it can only let a real refusal through.
+ */
+const blockedRefusals = new I.WeakSet<object>();
+
+export function markBlocked(value: object): void {
+  I.weakSetAdd(blockedRefusals, value);
+}
+
+export function isBlocked(value: unknown): boolean {
+  return typeof value === "object" && value !== null && I.weakSetHas(blockedRefusals, value);
+}

@@ -10,7 +10,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createHost, type GateCall, type HostOptions, type ToolResult } from "../../src/index.js";
+import { createHost, outcomeOf, type GateCall, type HostOptions, type ToolResult } from "../../src/index.js";
 import { SqliteCapabilityStore } from "../../src/capabilities/index.js";
 import { startServer, type TestServer } from "../../src/capabilities/testing-server.js";
 import { childPids, assertNoWorkersLeft, tempDir } from "../helpers/host.js";
@@ -171,8 +171,10 @@ describe("capabilities end to end", { timeout: 120_000 }, () => {
         await load(host, "gated", ["net_read"], `const r = await fetch(input.arg); return r.status;`);
         const ok = await host.call("gated", { arg: `${server.origin}/page` }, { timeoutMs: 2000 });
         assert.deepEqual(structured(ok), 200);
-        const blocked = failure(await host.call("gated", { arg: `${server.origin}/page?deny=1` }, { timeoutMs: 2000 }));
-        assert.match(blocked.message, /was blocked by the gate: not today/);
+        const refused = await host.call("gated", { arg: `${server.origin}/page?deny=1` }, { timeoutMs: 2000 });
+        // Let through uncaught, the gate's refusal ends the call blocked (no strike), not tool_error.
+        assert.equal(outcomeOf(refused), "blocked", JSON.stringify(refused));
+        assert.match(failure(refused).message, /was blocked by the gate: not today/);
       },
       {
         effects: { agent: { net_read: "ask" } },
@@ -189,6 +191,30 @@ describe("capabilities end to end", { timeout: 120_000 }, () => {
       { effect: "net_read", operation: "fetch GET", target: `${server.origin}/page` },
       { effect: "net_read", operation: "fetch GET", target: `${server.origin}/page` },
     ]);
+  });
+
+  it("a refusal by the gate let through uncaught is blocked; caught and replaced, it is the tool's own error", async () => {
+    await withCapHost(
+      async (host) => {
+        await load(host, "state_through", ["state_write"], `await ctx.state.set("k", 1); return "set";`);
+        await load(host, "state_caught", ["state_write"], `try { await ctx.state.set("k", 1); } catch (error) { throw new Error("could not save: " + error.message); } return "set";`);
+        await load(host, "forged", ["state_write"], `const error = new TypeError("fetch failed: blocked"); error.code = "blocked"; throw error;`);
+        const through = await host.call("state_through", {});
+        assert.equal(outcomeOf(through), "blocked", JSON.stringify(through));
+        assert.match(failure(through).message, /ctx\.state|state_write|k/);
+        const caught = await host.call("state_caught", {});
+        assert.equal(outcomeOf(caught), "tool_error", JSON.stringify(caught));
+        assert.match(failure(caught).message, /could not save: .*blocked by the gate: no writes/);
+        assert.equal(outcomeOf(await host.call("forged", {})), "tool_error");
+        const report = await host.auditSource("agent:state_through");
+        assert.equal(report?.totals.outcomes.blocked, 1, JSON.stringify(report?.totals));
+        assert.equal(report?.totals.strikes, 0, "a blocked call is not a strike");
+      },
+      {
+        effects: { agent: { state_write: "ask" } },
+        beforeToolCall: async (call) => (call.capability === undefined ? { action: "allow" } : { action: "block", reason: "no writes" }),
+      },
+    );
   });
 
   it("records every use (source, tool, effect, target, bytes, outcome) in the ledger's file", async () => {

@@ -9,6 +9,7 @@
  * left to finish and its answer ignored.
  */
 import type { CapabilityClient } from "../capability-client.js";
+import { isBlocked, markBlocked } from "../signals.js";
 import { base64ToBytes, bytesToBase64 } from "./bytes.js";
 import type { Request as RequestClass } from "./request.js";
 
@@ -42,7 +43,9 @@ export function createFetch(client: CapabilityClient) {
     } catch (error) {
       if (signal !== null && (signal as AbortLike).aborted && error === signal.reason) throw error;
       const refusal = error as { code?: string; message?: string };
-      throw Object.assign(new TypeError(`fetch failed: ${refusal.message ?? String(error)}`), { code: refusal.code, cause: error });
+      const failed = Object.assign(new TypeError(`fetch failed: ${refusal.message ?? String(error)}`), { code: refusal.code, cause: error });
+      if (isBlocked(error)) markBlocked(failed);
+      throw failed;
     }
     return responseFromHost({
       status: value.status,
