@@ -20,6 +20,7 @@
 //   mixed ──────── 20 tools, maxWarmIsolates 12 vs default
 //   recovery ───── next call after a kill · calls running meanwhile
 //   memory ─────── separate process: host and worker RSS, per warm tool
+//   fetch ──────── a tool's fetch of a 127.0.0.1 page · Node's own fetch · the same host, no fetch
 //   profile ────── host under --cpu-prof · worker under --cpu-prof · guest runtime
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -40,6 +41,7 @@ const FULL = {
   memory: { tools: 100 },
   profile: { hostCalls: 5_000, workerCalls: 5_000, guestCalls: 20_000 },
   telemetry: { calls: 200_000, rounds: 7 },
+  fetch: { rounds: 5, n: 300 },
 };
 const QUICK = {
   warm: { rounds: 2, plain: 2_000, ivmSync: 1_000, ivmAsync: 500, pool: 300, sporadic: 20, gapMs: 10 },
@@ -50,6 +52,7 @@ const QUICK = {
   memory: { tools: 10 },
   profile: { hostCalls: 300, workerCalls: 300, guestCalls: 5_000 },
   telemetry: { calls: 50_000, rounds: 3 },
+  fetch: { rounds: 1, n: 100 },
 };
 
 if (!process.execArgv.includes("--no-node-snapshot") || process.env.BENCH_DIST === undefined) {
@@ -92,6 +95,7 @@ async function main(config) {
   const { renderConsole, writeMarkdown } = await import("./bench/report.mjs");
   const { benchLedgerSchema } = await import("./bench/postgres.mjs");
   const { measureTelemetry } = await import("./bench/telemetry.mjs");
+  const { measureFetch } = await import("./bench/fetch.mjs");
 
   const machine = describeMachine();
   const loadBefore = currentLoad();
@@ -205,6 +209,8 @@ async function main(config) {
     results.recovery = await measureRecovery(tempDir, { ...config.recovery, log });
     log("memory (separate process)");
     results.memory = await measureMemory(tempDir, config.memory);
+    log("fetch from a tool");
+    results.fetch = await measureFetch(tempDir, { ...config.fetch, log });
     log("telemetry hooks");
     results.telemetry = await measureTelemetry(config.telemetry);
     log("profiles: host");

@@ -209,6 +209,18 @@ function telemetryRows(r) {
   ];
 }
 
+/** A tool's fetch beside Node's own and beside the same host's call that does not fetch. */
+function fetchRows(r) {
+  const f = r.fetch;
+  const overhead = f.corralFetch.p50 - f.corralNoFetch.p50;
+  return [
+    ["Node's fetch, in the bench process", ms(f.nodeFetch.p50, 3), ms(f.nodeFetch.p99, 3), "1.00×"],
+    ["corral, a tool that does not fetch", ms(f.corralNoFetch.p50, 3), ms(f.corralNoFetch.p99, 3), "—"],
+    ["corral, a tool that fetches the page", ms(f.corralFetch.p50, 3), ms(f.corralFetch.p99, 3), `${(f.corralFetch.p50 / f.nodeFetch.p50).toFixed(2)}×`],
+    ["fetch inside the tool (the difference)", ms(overhead, 3), "—", `${(overhead / f.nodeFetch.p50).toFixed(2)}×`],
+  ];
+}
+
 export function renderConsole(r) {
   const out = [];
   const m = r.machine;
@@ -222,6 +234,7 @@ export function renderConsole(r) {
   out.push("", "Recovery: next call after a worker dies", textTable(["case", "p50", "max", "abort() blocked", "replaced", "n"], recoveryRows(r)));
   out.push("", "Bystander calls during the event", textTable(["while", "p50", "p99", "max", "n", "failed"], bystanderRows(r)));
   out.push("", "Memory", textTable(["what", "RSS"], memoryRows(r)));
+  if (r.fetch !== undefined) out.push("", "fetch from a tool (127.0.0.1 page)", textTable(["case", "p50", "p99", "÷ Node p50"], fetchRows(r)));
   if (r.telemetry !== undefined) out.push("", "OpenTelemetry hooks per call", textTable(["case", "cost", "share"], telemetryRows(r)));
   out.push("", "Targets", textTable(["target", "figure", "met"], targets(r).map((t) => [t.name, t.figure, t.met ? "yes" : "NO"])));
   const hp = r.profile.host;
@@ -328,6 +341,14 @@ ${mdTable(["while", "p50", "p99", "max", "calls", "failed"], bystanderRows(r))}`
 VmRSS from /proc, in a process of its own with no other contender; tools are one-tool agent-style sources. The per-tool figures come from a host with one serving worker (\`workers: 1\`, \`maxWarmIsolates\` above the tool count). Its worker loads every tool (one describe isolate each, disposed); then that worker is killed (a running call aborted), the spare takes over with nothing loaded, and every tool is called twice there: the fresh worker's RSS with every tool warm, minus its idle RSS, over the number of tools, is what a warm tool costs. (On the worker that loaded them, the figure depends on what loading leaves behind: a describe isolate kept warm for the first call, or the memory of a disposed one that malloc keeps and later isolates reuse; so it is measured apart.)
 
 ${mdTable(["what", "RSS"], memoryRows(r))}`);
+
+  if (r.fetch !== undefined) {
+    sections.push(`## fetch from a tool
+
+A warm tool that fetches a 33-byte page from a server on 127.0.0.1 (net_read allowed, the origin on its allow-list; scripts/bench/fetch.mjs) against Node's own \`fetch\` of the same page from the bench process, and the same host's tool that does not fetch. The difference is what a fetch inside a tool costs: the request relayed from the isolate through the worker to the host, the host's checks (effect, allow-list, address of the socket), Node's request, and the answer back. Medians of ${r.fetch.corralFetch.rounds} interleaved rounds.
+
+${mdTable(["case", "p50", "p99", "÷ Node p50"], fetchRows(r))}`);
+  }
 
   if (r.telemetry !== undefined) {
     sections.push(`## OpenTelemetry hooks
