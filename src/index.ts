@@ -64,6 +64,16 @@ export {
   type StateChange,
 } from "./ledger/index.js";
 
+// Where ctx.state and the record of capability use live (capabilities.store)
+export {
+  MemoryCapabilityStore,
+  SqliteCapabilityStore,
+  PostgresCapabilityStore,
+  type CapabilityStore,
+  type CapabilityUse,
+  type CapabilityCounter,
+} from "./capabilities/index.js";
+
 // Results
 export {
   ToolResult,

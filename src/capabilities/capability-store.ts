@@ -62,3 +62,17 @@ export const LATEST_USES_KEPT = 200;
 export function entryBytes(key: string, json: string): number {
   return Buffer.byteLength(key) + Buffer.byteLength(json);
 }
+
+/** A use as both SQL stores keep it (column names). */
+export type CapabilityUseRow = { source: string; tool: string; call_id: string; effect: string; operation: string; target: string; bytes: number; outcome: string; message: string | null; at: number };
+export type CapabilityCounterRow = { tool: string; effect: string; outcome: string; uses: number; bytes: number; last_target: string; last_at: number };
+
+export function useFromRow(row: CapabilityUseRow): CapabilityUse {
+  const use: CapabilityUse = { source: row.source, tool: row.tool, callId: row.call_id, effect: row.effect, operation: row.operation, target: row.target, bytes: row.bytes, outcome: row.outcome as CapabilityOutcome, at: row.at };
+  if (row.message !== null) use.message = row.message;
+  return use;
+}
+
+export function counterFromRow(row: CapabilityCounterRow): CapabilityCounter {
+  return { tool: row.tool, effect: row.effect, outcome: row.outcome as CapabilityOutcome, uses: row.uses, bytes: row.bytes, lastTarget: row.last_target, lastAt: row.last_at };
+}

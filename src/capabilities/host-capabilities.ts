@@ -1,7 +1,8 @@
 /**
  * @module src/capabilities/host-capabilities
  * What a host owns for capabilities: the broker, and the capability store,
- * opened on first use (beside the ledger: its SQLite file, or memory) and
+ * opened on first use (beside the ledger: its SQLite file or PostgreSQL
+ * schema, or memory) and
  * closed with the host.
  */
 import type { Logger } from "pino";
@@ -13,17 +14,20 @@ import { CapabilityBroker } from "./broker.js";
 import type { CapabilityStore } from "./capability-store.js";
 import { MemoryCapabilityStore } from "./memory-capability-store.js";
 import { createGrantResolver, type CapabilitiesOptions } from "./options.js";
+import { PostgresCapabilityStore } from "./postgres-capability-store.js";
 import { SqliteCapabilityStore } from "./sqlite-capability-store.js";
 
 export type HostCapabilities = { broker: CapabilityBroker; close(): Promise<void> };
 
 /**
- * The store beside a ledger store option: the same SQLite file, else memory
- * (a PostgreSQL ledger's URL is no file: its capability uses stay in memory).
+ * The store beside a ledger store option: tables in the same SQLite file or
+ * the same PostgreSQL schema, else memory (a memory ledger, or a ledger
+ * store object the host cannot see into: pass `capabilities.store` then).
  */
 export function capabilityStoreFor(ledgerStore: string | false | LedgerStore | undefined): CapabilityStore {
   const store = ledgerStore ?? LEDGER_DEFAULTS.store;
-  return typeof store === "string" && store !== ":memory:" && !POSTGRES_URL.test(store) ? new SqliteCapabilityStore(store) : new MemoryCapabilityStore();
+  if (typeof store !== "string" || store === ":memory:") return new MemoryCapabilityStore();
+  return POSTGRES_URL.test(store) ? new PostgresCapabilityStore(store) : new SqliteCapabilityStore(store);
 }
 
 export function createHostCapabilities(options: {

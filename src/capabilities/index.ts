@@ -9,3 +9,4 @@ export { createHostCapabilities, capabilityStoreFor, type HostCapabilities } fro
 export type { CapabilityStore, CapabilityUse, CapabilityCounter, CapabilityOutcome, StateLimits, StateUsage } from "./capability-store.js";
 export { MemoryCapabilityStore } from "./memory-capability-store.js";
 export { SqliteCapabilityStore } from "./sqlite-capability-store.js";
+export { PostgresCapabilityStore } from "./postgres-capability-store.js";

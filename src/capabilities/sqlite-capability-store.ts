@@ -7,7 +7,7 @@
  * them simply gains them.
  */
 import Database from "better-sqlite3";
-import { entryBytes, LATEST_USES_KEPT, type CapabilityCounter, type CapabilityOutcome, type CapabilityStore, type CapabilityUse, type StateLimits, type StateUsage } from "./capability-store.js";
+import { counterFromRow, entryBytes, LATEST_USES_KEPT, useFromRow, type CapabilityCounter, type CapabilityCounterRow, type CapabilityStore, type CapabilityUse, type CapabilityUseRow, type StateLimits, type StateUsage } from "./capability-store.js";
 import { CorralError } from "../errors.js";
 
 const SCHEMA = `
@@ -49,8 +49,6 @@ CREATE TABLE IF NOT EXISTS capability_uses (
 CREATE INDEX IF NOT EXISTS capability_uses_by_source ON capability_uses (source, id);
 `;
 
-type UseRow = { source: string; tool: string; call_id: string; effect: string; operation: string; target: string; bytes: number; outcome: string; message: string | null; at: number };
-
 export class SqliteCapabilityStore implements CapabilityStore {
   readonly #db: Database.Database;
   readonly #statements;
@@ -80,10 +78,10 @@ export class SqliteCapabilityStore implements CapabilityStore {
       ),
       addUse: db.prepare("INSERT INTO capability_uses (source, tool, call_id, effect, operation, target, bytes, outcome, message, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
       prune: db.prepare(`DELETE FROM capability_uses WHERE source = ? AND id <= (SELECT id FROM capability_uses WHERE source = ? ORDER BY id DESC LIMIT 1 OFFSET ${LATEST_USES_KEPT})`),
-      counters: db.prepare<[string], { tool: string; effect: string; outcome: string; uses: number; bytes: number; last_target: string; last_at: number }>(
+      counters: db.prepare<[string], CapabilityCounterRow>(
         "SELECT tool, effect, outcome, uses, bytes, last_target, last_at FROM capability_counters WHERE source = ? ORDER BY tool, effect, outcome",
       ),
-      latest: db.prepare<[string, number], UseRow>("SELECT * FROM capability_uses WHERE source = ? ORDER BY id DESC LIMIT ?"),
+      latest: db.prepare<[string, number], CapabilityUseRow>("SELECT * FROM capability_uses WHERE source = ? ORDER BY id DESC LIMIT ?"),
     };
   }
 
@@ -143,31 +141,7 @@ export class SqliteCapabilityStore implements CapabilityStore {
 
   async readUses(source: string, latest: number): Promise<{ counters: CapabilityCounter[]; latest: CapabilityUse[] }> {
     this.#check();
-    const counters = this.#statements.counters.all(source).map((row) => ({
-      tool: row.tool,
-      effect: row.effect,
-      outcome: row.outcome as CapabilityOutcome,
-      uses: row.uses,
-      bytes: row.bytes,
-      lastTarget: row.last_target,
-      lastAt: row.last_at,
-    }));
-    const uses = this.#statements.latest.all(source, latest).map((row) => {
-      const use: CapabilityUse = {
-        source: row.source,
-        tool: row.tool,
-        callId: row.call_id,
-        effect: row.effect,
-        operation: row.operation,
-        target: row.target,
-        bytes: row.bytes,
-        outcome: row.outcome as CapabilityOutcome,
-        at: row.at,
-      };
-      if (row.message !== null) use.message = row.message;
-      return use;
-    });
-    return { counters, latest: uses };
+    return { counters: this.#statements.counters.all(source).map(counterFromRow), latest: this.#statements.latest.all(source, latest).map(useFromRow) };
   }
 
   async close(): Promise<void> {

@@ -5,8 +5,7 @@
  * bodies), newest first.
  */
 import type { CapabilityCounter, CapabilityUse } from "../capabilities/index.js";
-import { SqliteCapabilityStore } from "../capabilities/index.js";
-import { POSTGRES_URL } from "../ledger/postgres-connection.js";
+import { capabilityStoreFor } from "../capabilities/index.js";
 import { isoTime } from "./format-audit.js";
 import { shorten } from "./format.js";
 
@@ -14,10 +13,9 @@ export const LATEST_USES_SHOWN = 20;
 
 export type CapabilityReport = { counters: CapabilityCounter[]; latest: CapabilityUse[] };
 
-/** The source's capability record in the ledger file (empty when no tool of it used one, or the ledger is PostgreSQL: no file keeps it). */
+/** The source's capability record beside the ledger (its SQLite file or PostgreSQL schema); empty when no tool of it used one. */
 export async function readCapabilityReport(ledgerFile: string, source: string): Promise<CapabilityReport> {
-  if (POSTGRES_URL.test(ledgerFile)) return { counters: [], latest: [] };
-  const store = new SqliteCapabilityStore(ledgerFile);
+  const store = capabilityStoreFor(ledgerFile);
   try {
     return await store.readUses(source, LATEST_USES_SHOWN);
   } finally {

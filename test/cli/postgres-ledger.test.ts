@@ -57,7 +57,7 @@ describe("the CLI on a PostgreSQL ledger", { timeout: 180_000, skip: SKIP_POSTGR
         assert.equal(released.code, 0, released.stderr);
         assert.equal(outcomeOf(await host.call("pg_echo", {})), "ok");
 
-        // One source's report: capability uses are kept only beside a SQLite ledger, so none show here.
+        // One source's report: this source used no capability.
         const report = await corral("audit", "agent:pg-cli");
         noSecret(report);
         assert.equal(report.code, 0, report.stderr);
@@ -69,6 +69,44 @@ describe("the CLI on a PostgreSQL ledger", { timeout: 180_000, skip: SKIP_POSTGR
     noSecret(table);
     assert.equal(table.code, 0, table.stderr);
     assert.match(table.stdout, /agent:pg-cli/);
+  });
+
+  it("keeps ctx.state and the record of capability use in the ledger's schema: another host sees them, and audit shows the uses", async () => {
+    const counter = `import { defineTool } from "corral";
+import { z } from "zod";
+export default defineTool({
+  name: "pg_counter",
+  description: "counts its calls in ctx.state",
+  input: z.object({}),
+  effects: ["state_write"],
+  async run(_input, ctx) {
+    const next = ((await ctx.state.get("count")) ?? 0) + 1;
+    await ctx.state.set("count", next);
+    return next;
+  },
+});`;
+    const options = { ledger: { store: url }, effects: { agent: { state_write: "allow" as const } }, capabilities: { state: { quotaBytes: 1024 } } };
+    const countOnce = (host: Parameters<Parameters<typeof withHost>[0]>[0]) => host.call("pg_counter", {});
+    await withHost(async (host) => {
+      assert.ok((await host.load({ source: "agent:pg-state", code: counter })).ok);
+      for (const expected of [1, 2]) {
+        const result = await countOnce(host);
+        assert.ok(result.ok, JSON.stringify(result));
+        assert.equal(result.structured, expected);
+      }
+    }, options);
+    // A new host (a restart, or another host of the fleet) on the same ledger.
+    await withHost(async (host) => {
+      assert.ok((await host.load({ source: "agent:pg-state", code: counter })).ok);
+      const result = await countOnce(host);
+      assert.equal(result.ok ? result.structured : result.error.message, 3);
+    }, options);
+    const report = await corral("audit", "agent:pg-state");
+    noSecret(report);
+    assert.equal(report.code, 0, report.stderr);
+    // Three calls, each a get and a set.
+    assert.match(report.stdout, /pg_counter state_write ok: 6 uses/);
+    assert.match(report.stdout, /pg_counter state.set count → ok/);
   });
 
   it("records the calls `corral run` makes", async () => {
