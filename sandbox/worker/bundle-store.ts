@@ -2,7 +2,7 @@
  * @module sandbox/worker/bundle-store
  * Bundle code by content hash. The host sends the path of its cache file, or
  * the code inline the first time this worker needs it (see
- * sandbox/bundle-window.ts): inline code is taken as its message arrives,
+ * sandbox/shared/bundle-window.ts): inline code is taken as its message arrives,
  * so what this worker holds follows the host's messages exactly. Either way
  * the sha256 must match the hash the host named, so a worker never runs code
  * under another bundle's name.
@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { BundleRef } from "../protocol.js";
-import { BundleWindow } from "../bundle-window.js";
+import { BundleWindow } from "../shared/bundle-window.js";
 
 /** Bundles read from the host's cache folder, kept by the same rule as inline ones. */
 const fromDisk = new BundleWindow<string>(256);

@@ -29,7 +29,7 @@ import type { ChildProcess } from "node:child_process";
 import { QUICK_CALL_MS, WorkerMessage, type Reply, type ReplyEntry, type Task, type TaskEntry } from "../../sandbox/protocol.js";
 import { classify, type WorkerDeath } from "../../sandbox/shared/classify.js";
 import { CapabilityRequestMessage, isCapabilityRequestMessage, type CapabilityPauseMessage, type CapabilityReplyMessage } from "../../sandbox/shared/capability-messages.js";
-import { BundleWindow } from "../../sandbox/bundle-window.js";
+import { BundleWindow } from "../../sandbox/shared/bundle-window.js";
 import { residentBytes } from "./process-memory.js";
 import { diedOfMemory, WorkerProcess } from "./worker-process.js";
 
@@ -74,7 +74,7 @@ export class WorkerSession {
   readonly #fifo: PendingTask[] = [];
   /** Dispatched in this turn of the event loop, not yet written: they leave as one message. */
   #outbox: TaskEntry[] = [];
-  /** The bundles whose code the worker holds (see sandbox/bundle-window.ts). */
+  /** The bundles whose code the worker holds (see sandbox/shared/bundle-window.ts). */
   readonly #bundlesSent = new BundleWindow<true>();
   #send: ((message: unknown) => void) | undefined;
   #worker: WorkerProcess | undefined;

@@ -1,5 +1,5 @@
 /**
- * @module sandbox/bundle-window
+ * @module sandbox/shared/bundle-window
  * Which bundles sent with their code inline (a host without a cache folder)
  * a worker still holds: the last BUNDLE_WINDOW it received, the oldest out
  * first. The worker keeps the code; the host keeps the same window per
