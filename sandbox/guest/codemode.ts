@@ -42,7 +42,7 @@ export function createCodeMode(client: CapabilityClient) {
       description: "a Code Mode script",
       input: ScriptInputSchema,
       effects: [],
-      run: (input: ScriptInput) => {
+      run: async (input: ScriptInput) => {
         let calls = 0;
         let inFlight = 0;
         const tools = I.ObjectCreate(null) as Record<string, (input?: unknown) => Promise<unknown>>;
@@ -91,7 +91,11 @@ export function createCodeMode(client: CapabilityClient) {
           if (described !== null) add(described.name);
           return described;
         };
-        return body(tools, search, describe);
+        const value = await body(tools, search, describe);
+        // What the script answers is data for a model: a function (a callable Proxy too) says nothing.
+        const type = typeof value;
+        if (type === "function" || type === "symbol" || type === "bigint") throw new I.TypeError(`the script returned a ${type}: return plain data (JSON)`);
+        return value;
       },
     });
   }
