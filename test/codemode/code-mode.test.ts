@@ -1,21 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { createCaller, type Host } from "../../src/index.js";
-import { toolSource, withHost } from "../helpers/host.js";
-
-/** Three tools: `add` and `shout` (direct), `vault` (codemode only: a model never sees it, a script may call it). */
-export async function loadTrio(host: Host): Promise<void> {
-  const add = await host.load({
-    source: "agent:math",
-    code: toolSource({ name: "add", input: "z.object({ a: z.number(), b: z.number() })", extra: "output: z.object({ sum: z.number() }),", run: "return { sum: input.a + input.b };" }),
-  });
-  const shout = await host.load({ source: "agent:words", code: toolSource({ name: "shout", input: "z.object({ text: z.string() })", run: "return input.text.toUpperCase();" }) });
-  const vault = await host.load({
-    source: "agent:vault",
-    code: toolSource({ name: "vault", input: "z.object({ key: z.string() })", extra: 'exposure: "codemode",', run: 'if (input.key !== "pin") throw new Error("no such key"); return { value: 1234 };' }),
-  });
-  for (const loaded of [add, shout, vault]) assert.ok(loaded.ok, JSON.stringify(loaded));
-}
+import { createCaller } from "../../src/index.js";
+import { withHost } from "../helpers/host.js";
+import { loadTrio } from "./fixture.js";
 
 const COMBINED = `
 const { sum } = await tools.add({ a: 2, b: 3 });
