@@ -20,6 +20,7 @@
 //   mixed ──────── 20 tools, maxWarmIsolates 12 vs default
 //   recovery ───── next call after a kill · calls running meanwhile
 //   memory ─────── separate process: host and worker RSS, per warm tool
+//   code mode ──── 1,000 nested calls from one script · ToolIsolate.invoke · host.call
 //   profile ────── host under --cpu-prof · worker under --cpu-prof · guest runtime
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -40,6 +41,7 @@ const FULL = {
   memory: { tools: 100 },
   profile: { hostCalls: 5_000, workerCalls: 5_000, guestCalls: 20_000 },
   telemetry: { calls: 200_000, rounds: 7 },
+  codeMode: { rounds: 3, calls: 1_000 },
 };
 const QUICK = {
   warm: { rounds: 2, plain: 2_000, ivmSync: 1_000, ivmAsync: 500, pool: 300, sporadic: 20, gapMs: 10 },
@@ -50,6 +52,7 @@ const QUICK = {
   memory: { tools: 10 },
   profile: { hostCalls: 300, workerCalls: 300, guestCalls: 5_000 },
   telemetry: { calls: 50_000, rounds: 3 },
+  codeMode: { rounds: 1, calls: 300 },
 };
 
 if (!process.execArgv.includes("--no-node-snapshot") || process.env.BENCH_DIST === undefined) {
@@ -92,6 +95,7 @@ async function main(config) {
   const { renderConsole, writeMarkdown } = await import("./bench/report.mjs");
   const { benchLedgerSchema } = await import("./bench/postgres.mjs");
   const { measureTelemetry } = await import("./bench/telemetry.mjs");
+  const { measureCodeMode } = await import("./bench/codemode.mjs");
 
   const machine = describeMachine();
   const loadBefore = currentLoad();
@@ -207,6 +211,8 @@ async function main(config) {
     results.memory = await measureMemory(tempDir, config.memory);
     log("telemetry hooks");
     results.telemetry = await measureTelemetry(config.telemetry);
+    log("code mode: nested calls");
+    results.codeMode = await measureCodeMode(tempDir, { ...config.codeMode, log });
     log("profiles: host");
     results.profile = { host: await profileHost(tempDir, { calls: config.profile.hostCalls }) };
     log("profiles: worker");
