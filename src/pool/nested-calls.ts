@@ -40,6 +40,8 @@ export class NestedCalls {
   readonly #fifo: Pending[] = [];
   #nextId = 0;
   #watchdog: NodeJS.Timeout | undefined;
+  /** When the running nested call started (it became the oldest unanswered one). */
+  #runningSince = 0;
   #ended = false;
 
   constructor(options: NestedCallsOptions) {
@@ -49,6 +51,16 @@ export class NestedCalls {
   /** The nested call running in the worker now, if any. */
   get running(): CallTask | undefined {
     return this.#fifo[0]?.task;
+  }
+
+  /**
+   * Whether the running nested call has run past its own time limit: the
+   * script's watchdog that fires meanwhile stops a worker this call holds,
+   * so the kill is this call's.
+   */
+  get runningPastLimit(): boolean {
+    const head = this.#fifo[0];
+    return head !== undefined && performance.now() - this.#runningSince > head.task.limits.timeoutMs;
   }
 
   /** Memory the running nested call may use, for the session's resident-memory watch. */
@@ -84,6 +96,7 @@ export class NestedCalls {
     const { timeoutMs } = head.task.limits;
     // The worker may first have to load the tool's module (under the load limit): both parts are allowed.
     const allowedMs = this.#options.loadTimeoutMs + timeoutMs + this.#options.watchdogGraceMs;
+    this.#runningSince = performance.now();
     clearTimeout(this.#watchdog);
     this.#watchdog = setTimeout(() => {
       this.#culprit = head;

@@ -406,9 +406,11 @@ export class WorkerSession {
     this.#clearHeadTimers();
     const [head, ...rest] = this.#fifo.splice(0);
     // A nested call running as the worker ended is to blame when the kill
-    // was its own watchdog's, the memory watch's, or nobody's (a crash).
+    // was its own watchdog's, the memory watch's, nobody's (a crash), or the
+    // script's watchdog's once the nested call had run past its own limit.
     const stop = this.#stop?.reason;
-    const blameNested = this.#nested.running !== undefined && (this.#nested.stoppedTheWorker || stop === undefined || stop === "memory_watch" || stop === "fatal_memory");
+    const nestedStopped = this.#nested.stoppedTheWorker || stop === undefined || stop === "memory_watch" || stop === "fatal_memory";
+    const blameNested = this.#nested.running !== undefined && (nestedStopped || (stop === "watchdog" && this.#nested.runningPastLimit));
     const outcome = await this.#outcomeOfEnd(error);
     const death: Exclude<NestedOutcome, { ok: true }> =
       !outcome.ok && outcome.kind !== "tool_error" ? { ok: false, kind: outcome.kind, message: outcome.message } : { ok: false, kind: "crash", message: "the worker ended" };

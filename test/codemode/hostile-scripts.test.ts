@@ -10,7 +10,9 @@ import { assertNoWorkersLeft, childPids, tempDir, toolSource } from "../helpers/
  * nested calls counted in the ledger as the script's details say, and the
  * tool it called still warm in its worker afterwards.
  */
-const SCRIPT_TIMEOUT_MS = 1_000;
+// Generous: a script of 100 nested calls must finish under it on a loaded machine.
+const SCRIPT_TIMEOUT_MS = 3_000;
+const AT_LIMIT = new RegExp(`${SCRIPT_TIMEOUT_MS} ms`);
 
 type Details = { calls: { tool: string; kind: string }[]; callCount: number; callsByKind: Record<string, number> };
 
@@ -80,7 +82,7 @@ describe("Code Mode: hostile scripts", { timeout: 300_000 }, () => {
   }
 
   it("a script that loops forever is stopped at its limit: timeout, charged to the script", async () => {
-    failed(await hostile("await tools.add({ a: 1, b: 2 }); for (;;) {}"), ["timeout"], /1000 ms/);
+    failed(await hostile("await tools.add({ a: 1, b: 2 }); for (;;) {}"), ["timeout"], AT_LIMIT);
   });
 
   it("a script that allocates without end is stopped: memory", async () => {
@@ -88,7 +90,7 @@ describe("Code Mode: hostile scripts", { timeout: 300_000 }, () => {
   });
 
   it("a script that never settles is stopped at its limit: timeout", async () => {
-    failed(await hostile("await tools.add({ a: 1, b: 2 }); await new Promise(() => {});"), ["timeout"], /1000 ms/);
+    failed(await hostile("await tools.add({ a: 1, b: 2 }); await new Promise(() => {});"), ["timeout"], AT_LIMIT);
   });
 
   it("a script that calls a tool 100,000 times gets maxCalls and a clear error past it", async () => {
@@ -126,7 +128,7 @@ describe("Code Mode: hostile scripts", { timeout: 300_000 }, () => {
   });
 
   it("a script that returns a Proxy whose traps never end is stopped at its limit", async () => {
-    failed(await hostile("return new Proxy({}, { ownKeys() { for (;;) {} } });"), ["timeout"], /1000 ms/);
+    failed(await hostile("return new Proxy({}, { ownKeys() { for (;;) {} } });"), ["timeout"], AT_LIMIT);
   });
 
   it("a script that returns a 1 GB string gets a clear error, not the string", async () => {
@@ -159,6 +161,27 @@ describe("Code Mode: hostile scripts", { timeout: 300_000 }, () => {
     assert.equal((await callsOf("agent:hang", "hang")) - hangBefore, 1);
     const report = await host.auditSource("agent:hang");
     assert.ok((report?.tools[0]?.totals.strikes ?? 0) >= 1, "the timeout is a strike against the tool's own source");
+  });
+
+  it("a tool whose native work outlives its own limits, called from a script: the host stops the worker, the strike is the tool's, the script's is not", async () => {
+    // crash-keys-of-typed-array (test/hostile/cases): 20 million index strings made in one native call.
+    const keys = await host.load({
+      source: "agent:keys",
+      code: toolSource({ name: "keys", extra: "limits: { timeoutMs: 1000, memoryMb: 32 },", run: "return Object.keys(new Uint8Array(20_000_000)).length;" }),
+    });
+    assert.ok(keys.ok, JSON.stringify(keys));
+    if ((await host.sourceState("code:program")).state === "quarantined") await host.release("code:program");
+    const scriptStrikesBefore = (await host.auditSource("code:program"))?.totals.strikes ?? 0;
+    const result = await host.call("run_code", { code: "await tools.add({ a: 1, b: 1 }); return await tools.keys({});" });
+    failed(result, ["tool_error"], /the tool "keys" this script called stopped its worker .*The strike is the tool's/);
+    const report = await host.auditSource("agent:keys");
+    const row = report?.tools.find((tool) => tool.tool === "keys");
+    assert.equal(row?.totals.calls, 1);
+    assert.equal(row?.totals.strikes, 1, "the host's second layer charged the nested tool");
+    assert.ok((row?.totals.outcomes.memory ?? 0) + (row?.totals.outcomes.timeout ?? 0) === 1, JSON.stringify(row?.totals.outcomes));
+    assert.equal((await host.auditSource("code:program"))?.totals.strikes, scriptStrikesBefore, "no strike for the script");
+    const after = await host.call("add", { a: 2, b: 2 });
+    assert.ok(after.ok, "the host serves on with a new worker");
   });
 
   it("a model whose scripts keep timing out is quarantined like any source", async () => {
