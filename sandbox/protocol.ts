@@ -221,6 +221,20 @@ export const CancelMessage = z.strictObject({
 });
 export type CancelMessage = z.infer<typeof CancelMessage>;
 
+/**
+ * Host → worker: run a Code Mode script's nested call of a tool now, beside
+ * the script (the worker's running task), which waits for it. Nested calls
+ * run one at a time, in the order sent, outside the worker's task queue: a
+ * script's tool call never waits behind the script itself, even in a pool of
+ * one worker. The host has judged the call already (exposure, quarantine,
+ * effects, gate); the worker only runs it, under the tool's own limits.
+ */
+export const NestedMessage = z.strictObject({
+  corral: z.literal(1),
+  nested: z.strictObject({ id: z.number().int().nonnegative(), task: CallTask }),
+});
+export type NestedMessage = z.infer<typeof NestedMessage>;
+
 export const ReplyEntry = z.strictObject({ id: z.number().int().nonnegative(), reply: Reply });
 export type ReplyEntry = z.infer<typeof ReplyEntry>;
 
@@ -238,6 +252,8 @@ export const WorkerMessage = z.discriminatedUnion("type", [
   z.strictObject({ corral: z.literal(1), type: z.literal("ready"), pid: z.number().int().positive() }),
   z.strictObject({ corral: z.literal(1), type: z.literal("phase"), id: z.number().int().nonnegative(), phase: TaskPhase }),
   z.strictObject({ corral: z.literal(1), type: z.literal("replies"), replies: z.array(ReplyEntry).min(1) }),
+  /** The answer to a NestedMessage of the same id (sent at once, never held back). */
+  z.strictObject({ corral: z.literal(1), type: z.literal("nested"), id: z.number().int().nonnegative(), reply: CallReply }),
 ]);
 export type WorkerMessage = z.infer<typeof WorkerMessage>;
 

@@ -21,6 +21,7 @@
 //   recovery ───── next call after a kill · calls running meanwhile
 //   memory ─────── separate process: host and worker RSS, per warm tool
 //   fetch ──────── a tool's fetch of a 127.0.0.1 page · Node's own fetch · the same host, no fetch
+//   code mode ──── 1,000 nested calls from one script · ToolIsolate.invoke · host.call
 //   profile ────── host under --cpu-prof · worker under --cpu-prof · guest runtime
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -42,6 +43,7 @@ const FULL = {
   profile: { hostCalls: 5_000, workerCalls: 5_000, guestCalls: 20_000 },
   telemetry: { calls: 200_000, rounds: 7 },
   fetch: { rounds: 5, n: 300 },
+  codeMode: { rounds: 3, calls: 1_000 },
 };
 const QUICK = {
   warm: { rounds: 2, plain: 2_000, ivmSync: 1_000, ivmAsync: 500, pool: 300, sporadic: 20, gapMs: 10 },
@@ -53,6 +55,7 @@ const QUICK = {
   profile: { hostCalls: 300, workerCalls: 300, guestCalls: 5_000 },
   telemetry: { calls: 50_000, rounds: 3 },
   fetch: { rounds: 1, n: 100 },
+  codeMode: { rounds: 1, calls: 300 },
 };
 
 if (!process.execArgv.includes("--no-node-snapshot") || process.env.BENCH_DIST === undefined) {
@@ -96,6 +99,7 @@ async function main(config) {
   const { benchLedgerSchema } = await import("./bench/postgres.mjs");
   const { measureTelemetry } = await import("./bench/telemetry.mjs");
   const { measureFetch } = await import("./bench/fetch.mjs");
+  const { measureCodeMode } = await import("./bench/codemode.mjs");
 
   const machine = describeMachine();
   const loadBefore = currentLoad();
@@ -213,6 +217,8 @@ async function main(config) {
     results.fetch = await measureFetch(tempDir, { ...config.fetch, log });
     log("telemetry hooks");
     results.telemetry = await measureTelemetry(config.telemetry);
+    log("code mode: nested calls");
+    results.codeMode = await measureCodeMode(tempDir, { ...config.codeMode, log });
     log("profiles: host");
     results.profile = { host: await profileHost(tempDir, { calls: config.profile.hostCalls }) };
     log("profiles: worker");

@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   "invalid_argument",
   "not_a_ledger",
   "invalid_tool_name",
+  "code_mode_off",
 ] as const;
 export type CorralErrorCode = (typeof ERROR_CODES)[number];
 

@@ -15,6 +15,7 @@ import { LedgerOptions } from "./ledger/options.js";
 import { IsolationOption } from "./host/isolation.js";
 import { EXPOSURES } from "../sandbox/protocol.js";
 import { CapabilitiesOptions } from "./capabilities/options.js";
+import { CodeModeOptions } from "./codemode/options.js";
 
 export const HOST_DEFAULTS = {
   /** @default the machine's cores */
@@ -133,6 +134,8 @@ export const HostOptions = z.strictObject({
   createTool: z.strictObject({ agent: z.string().min(1).max(200), exposure: z.enum(EXPOSURES).optional() }).optional(),
   /** What tools may reach beyond computing (fetch, ctx.fs, ctx.state), host-wide and per source; nothing by default. */
   capabilities: CapabilitiesOptions.optional(),
+  /** Code Mode: the built-in run_code and its limits (codemode/options.ts, CODE_MODE_DEFAULTS); off when absent. */
+  codeMode: CodeModeOptions.optional(),
   /** A pino logger for the audit log; quiet by default. */
   logger: z.custom<Logger>((value) => typeof value === "object" && value !== null && "info" in value).optional(),
   /** OpenTelemetry providers for spans and metrics; default: the API's global ones (no-ops until an SDK registers). */
@@ -155,6 +158,7 @@ export type ResolvedHostOptions = {
   ledger?: Omit<LedgerOptions, "onEvent" | "onStoreStatus">;
   createTool?: { agent: string; exposure?: (typeof EXPOSURES)[number] };
   capabilities?: CapabilitiesOptions;
+  codeMode?: z.infer<typeof CodeModeOptions>;
   telemetry?: { tracerProvider?: TracerProvider; meterProvider?: MeterProvider };
 };
 

@@ -63,6 +63,8 @@ export const ToolFailure = z.strictObject({
     diagnostics: z.array(Diagnostic).optional(),
     stack: z.string().optional(),
   }),
+  /** For screens and logs, never for a model: a Code Mode script's calls, when it failed after making some. */
+  details: Json.optional(),
 });
 export type ToolFailure = z.infer<typeof ToolFailure>;
 

@@ -8,6 +8,7 @@
  * when a call ends are dropped with it (their answers are ignored).
  */
 import type { CapabilityAnswer, CapabilityRequest } from "../shared/capability-messages.js";
+import type { CodeModeRequest } from "../shared/codemode-messages.js";
 import { intrinsics as I } from "./intrinsics.js";
 import { CapabilityError } from "../shared/capability-error.js";
 import { markBlocked } from "./signals.js";
@@ -17,7 +18,8 @@ export { CapabilityError };
 export type CapabilitySend = (seq: number, requestJson: string) => void;
 
 export type CapabilityClient = {
-  request(request: CapabilityRequest): Promise<unknown>;
+  /** A capability, or a Code Mode script's request (answered only for a script: see codemode-messages.ts). */
+  request(request: CapabilityRequest | CodeModeRequest): Promise<unknown>;
   settle(seq: number, answerJson: string): void;
   /** The call ended: forget what it asked for. */
   reset(): void;

@@ -28,6 +28,7 @@ import { installWebGlobals } from "./web/index.js";
 import { createFetch } from "./web/fetch.js";
 import { createCapabilityClient } from "./capability-client.js";
 import { createCapabilityApi } from "./capability-api.js";
+import { createCodeMode } from "./codemode.js";
 import type { GuestAnswer, GuestAnswerKind, GuestApi, GuestLent, GuestLoadAnswer, StartRequest } from "../shared/guest-api.js";
 
 const globalObject = globalThis as Record<string, unknown>;
@@ -102,6 +103,8 @@ MODULES.zod = zod;
 MODULES["zod/v4"] = zod;
 MODULES.corral = sdk;
 MODULES["corral/sdk"] = sdk;
+// Code Mode scripts' `tools`, `search` and `describe` (the host answers them only for a script).
+MODULES["corral:codemode"] = createCodeMode(capabilities);
 
 function requireModule(specifier: unknown): unknown {
   if (typeof specifier === "string" && I.hasOwn(MODULES, specifier)) return MODULES[specifier];

@@ -21,6 +21,7 @@
 import {
   CancelMessage,
   HostMessage,
+  NestedMessage,
   QUICK_CALL_MS,
   ServeTask,
   type ReplyEntry,
@@ -97,6 +98,30 @@ function holdBack(task: Task): boolean {
   return core.expectedQuick(task) && task.bundle.hash === held.bundle && performance.now() + task.limits.timeoutMs < held.sendBy;
 }
 
+/**
+ * Code Mode scripts' nested calls (NestedMessage): run one at a time in the
+ * order they came, beside the task queue, since the script that waits for
+ * them is that queue's running task. A script's reply leaves only once its
+ * nested calls are answered, so the host never times the next task while a
+ * nested call still runs here.
+ */
+let nestedQueue: Promise<void> = Promise.resolve();
+let nestedPending = 0;
+
+function runNested(id: number, task: NestedMessage["nested"]["task"]): void {
+  nestedPending++;
+  core.tasksInFlight++;
+  nestedQueue = nestedQueue.then(async () => {
+    const reply = await core.handle(task);
+    if (reply.type !== "call") throw new Error("corral: a nested call answered with another reply type");
+    const evicted = core.takeDropped();
+    if (evicted.length > 0) reply.evicted = evicted;
+    nestedPending--;
+    core.tasksInFlight--;
+    send({ corral: 1, type: "nested", id, reply });
+  });
+}
+
 /** The one tinypool task: serve HostMessages until the process ends. */
 export default function serve(raw: unknown): Promise<never> {
   ServeTask.parse(raw);
@@ -120,6 +145,7 @@ export default function serve(raw: unknown): Promise<never> {
       if (phase === "load") flush();
       send({ corral: 1, type: "phase", id, phase });
     });
+    if (nestedPending > 0) await nestedQueue;
     lastWasSlow = performance.now() - started > QUICK_CALL_MS;
     // What the cache dropped rides on a reply the host reads (not a skipped
     // one: the host no longer listens for it).
@@ -139,6 +165,14 @@ export default function serve(raw: unknown): Promise<never> {
   };
   process.on("message", (raw: unknown) => {
     if (receiveCapabilityReply(raw)) return;
+    if (typeof raw === "object" && raw !== null && "nested" in raw) {
+      const nested = NestedMessage.safeParse(raw);
+      if (nested.success) {
+        receiveBundle(nested.data.nested.task.bundle);
+        runNested(nested.data.nested.id, nested.data.nested.task);
+      }
+      return;
+    }
     // Most messages are tasks: only one that names `cancel` is parsed as a cancel.
     if (typeof raw === "object" && raw !== null && "cancel" in raw) {
       const cancel = CancelMessage.safeParse(raw);

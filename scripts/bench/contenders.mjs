@@ -90,6 +90,6 @@ export async function createInProcessToolIsolate(tempDir) {
   let n = 0;
   const call = () => tool.invoke("word_count", WORD_COUNT_INPUT_JSON, `call-${n++}`, limits);
   const first = await call();
-  if (first.end !== "completed" || !first.text.includes(WORD_COUNT_OUTPUT_JSON)) throw new Error(`bench: ToolIsolate answered ${JSON.stringify(first)}`);
+  if (first.kind !== "ok" || !first.text.includes(WORD_COUNT_OUTPUT_JSON)) throw new Error(`bench: ToolIsolate answered ${JSON.stringify(first)}`);
   return { call, close: () => tool.dispose() };
 }

@@ -81,6 +81,9 @@ export function targets(r) {
     { name: "source seen before: load → first result < 5 ms (p50, same host and new host)", figure: `${ms(r.cold.seenSameHost.p50)} same host, ${ms(r.cold.seenNewHost.p50)} new host`, met: seenWorst < 5 },
     { name: "next call after a worker dies < 300 ms (every sample)", figure: `worst ${ms(worstNext)}`, met: worstNext < 300 },
     { name: "a warm tool < 2 MB of worker memory", figure: `${mb(r.memory.perWarmToolBytes)} RSS per warm tool`, met: r.memory.perWarmToolBytes < 2 * 1024 ** 2 },
+    ...(r.codeMode === undefined
+      ? []
+      : [{ name: "Code Mode: a nested call ≤ 2× ToolIsolate.invoke", figure: `${us(r.codeMode.scriptPerCallMs)} vs ${us(r.codeMode.invokeP50)} (${ratio(r.codeMode.scriptPerCallMs, r.codeMode.invokeP50)})`, met: r.codeMode.scriptPerCallMs <= 2 * r.codeMode.invokeP50 }]),
   ];
 }
 
@@ -199,6 +202,17 @@ export function profileTables(name, s, limit = 12) {
 /** Others took more than a tenth of the machine (or, unknown, the load was high at the start). */
 const busy = (r) => (r.othersCpuShare === undefined ? r.loadBefore[0] > r.machine.cores * 0.75 : r.othersCpuShare > 0.1);
 
+/** Code Mode: a script's nested call beside ToolIsolate.invoke in-process and one host.call. */
+function codeModeRows(r) {
+  const c = r.codeMode;
+  return [
+    [`nested call, mean over one script of ${int(c.calls)} (script wall time ÷ calls)`, us(c.scriptPerCallMs), ratio(c.scriptPerCallMs, c.invokeP50), ratio(c.scriptPerCallMs, c.hostCallP50)],
+    ["nested call p50 by the isolate's clock (1 ms resolution)", us(c.nestedP50), ratio(c.nestedP50, c.invokeP50), ratio(c.nestedP50, c.hostCallP50)],
+    ["ToolIsolate.invoke in-process, p50", us(c.invokeP50), "1.00×", ratio(c.invokeP50, c.hostCallP50)],
+    ["host.call, p50", us(c.hostCallP50), ratio(c.hostCallP50, c.invokeP50), "1.00×"],
+  ];
+}
+
 /** The OpenTelemetry hooks' cost per call beside corral's warm call. */
 function telemetryRows(r) {
   const t = r.telemetry;
@@ -236,6 +250,7 @@ export function renderConsole(r) {
   out.push("", "Memory", textTable(["what", "RSS"], memoryRows(r)));
   if (r.fetch !== undefined) out.push("", "fetch from a tool (127.0.0.1 page)", textTable(["case", "p50", "p99", "÷ Node p50"], fetchRows(r)));
   if (r.telemetry !== undefined) out.push("", "OpenTelemetry hooks per call", textTable(["case", "cost", "share"], telemetryRows(r)));
+  if (r.codeMode !== undefined) out.push("", "Code Mode nested calls", textTable(["case", "time", "÷ invoke", "÷ host.call"], codeModeRows(r)));
   out.push("", "Targets", textTable(["target", "figure", "met"], targets(r).map((t) => [t.name, t.figure, t.met ? "yes" : "NO"])));
   const hp = r.profile.host;
   const wp = r.profile.worker;
@@ -356,6 +371,14 @@ ${mdTable(["case", "p50", "p99", "÷ Node p50"], fetchRows(r))}`);
 What a host's telemetry costs each call on the host (scripts/bench/telemetry.mjs): starting the call's \`corral.call\` span, noting the gate's wait, ending it with the outcome's attributes and counting the call and its duration, ${int(r.telemetry.calls)} times per round, the median of ${r.telemetry.rounds} rounds, less the bare loop. With no SDK registered the API hands out no-ops and no attribute is computed.
 
 ${mdTable(["case", "cost per call", "share"], telemetryRows(r))}`);
+  }
+
+  if (r.codeMode !== undefined) {
+    sections.push(`## Code Mode nested calls
+
+One script (scripts/bench/codemode.mjs) calls word_count ${int(r.codeMode.calls)} times, one after another, warm in the script's worker; beside it in the same run, \`ToolIsolate.invoke\` of the same tool in this process and ordinary \`host.call\`s. Each nested call is routed through the host today (script → worker → host: judge and ledger → worker: run the tool → host → worker → script, two IPC round trips); the worker-local fast path for warm, pre-authorized tools is not built, so the target (a nested call ≤ 2× \`ToolIsolate.invoke\`) is missed by two orders of magnitude. Median of ${r.codeMode.rounds} rounds.
+
+${mdTable(["case", "time", "÷ invoke", "÷ host.call"], codeModeRows(r))}`);
   }
 
   const hp = r.profile.host;

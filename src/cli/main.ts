@@ -193,7 +193,7 @@ function addLedgerCommands(program: Command, perform: Perform): void {
   program
     .command("audit")
     .description("show the ledger: each source's calls, strikes and state, most trouble first; or one source in detail")
-    .argument("[source]", "one source (plugin:<path>, agent:<id> or host:<name>) to report in detail")
+    .argument("[source]", "one source (plugin:<path>, agent:<id>, host:<name> or code:<caller id>) to report in detail")
     .option("--json", "print the summary (or the source's report) as JSON")
     .option("--events <n>", `how many recent changes of state one source's report lists (default ${LEDGER_DEFAULTS.recentEvents})`, parseCount)
     .option("--strikes <n>", `how many recent strikes one source's report lists (default and at most ${LEDGER_DEFAULTS.recentStrikes}, as many as the ledger keeps)`, parseCount)
@@ -212,7 +212,7 @@ Timeouts, memory and crashes are strikes; enough of them quarantine the source.`
   program
     .command("quarantine")
     .description("quarantine a source: hosts on the same ledger refuse its tools from their next call")
-    .argument("<source>", "plugin:<path>, agent:<id> or host:<name>")
+    .argument("<source>", "plugin:<path>, agent:<id>, host:<name> or code:<caller id>")
     .option("--reason <text>", "why, recorded in the ledger (default: \"quarantined by an operator\")", parseNonEmpty("a reason"))
     .option("--until <time>", "when it ends: a duration (30m, 2h, 1d) or an ISO time (default: until released)", (text: string) => parseUntil(text))
     .option("--actor <name>", "who, recorded in the ledger (default: cli:<your user name>)", parseNonEmpty("a name"))
@@ -240,7 +240,7 @@ under dashboard:<your user name>, and hosts sharing the file obey them from thei
   program
     .command("release")
     .description("release a quarantined source; its strikes so far are forgiven")
-    .argument("<source>", "plugin:<path>, agent:<id> or host:<name>")
+    .argument("<source>", "plugin:<path>, agent:<id>, host:<name> or code:<caller id>")
     .option("--reason <text>", "why, recorded in the ledger (default: \"released by <actor>\")", parseNonEmpty("a reason"))
     .option("--actor <name>", "who, recorded in the ledger (default: cli:<your user name>)", parseNonEmpty("a name"))
     .option("--json", "print the resulting state and events as JSON")

@@ -36,6 +36,9 @@ export const EFFECT_POLICY_DEFAULTS: ResolvedEffectPolicy = {
   plugin: every("ask"),
   agent: every("ask"),
   host: every("allow"),
+  // A Code Mode script declares no effects and reaches nothing itself: each
+  // tool it calls is judged as that tool's own call. Not configurable.
+  code: every("deny"),
 };
 
 export function resolveEffectPolicy(policy: EffectPolicy | undefined): ResolvedEffectPolicy {
@@ -43,6 +46,7 @@ export function resolveEffectPolicy(policy: EffectPolicy | undefined): ResolvedE
     plugin: { ...EFFECT_POLICY_DEFAULTS.plugin, ...policy?.plugin },
     agent: { ...EFFECT_POLICY_DEFAULTS.agent, ...policy?.agent },
     host: { ...EFFECT_POLICY_DEFAULTS.host, ...policy?.host },
+    code: EFFECT_POLICY_DEFAULTS.code,
   };
 }
 

@@ -21,7 +21,7 @@ import type { IsolationMode } from "./isolation.js";
 import type { EventHub } from "../events.js";
 import { askGate, decideEffects, type BeforeToolCall, type EffectDecision, type GateCall, type ResolvedEffectPolicy } from "../gate/index.js";
 import { isStrike, type Ledger } from "../ledger/index.js";
-import type { Admission, SandboxPool } from "../pool/index.js";
+import type { Admission, NestedOutcome, SandboxPool } from "../pool/index.js";
 import { mayReach, type Caller, type Catalog, type CatalogEntry } from "../registry/index.js";
 import type { CallSpan, Telemetry } from "../telemetry/index.js";
 import { checkSourceId } from "../registry/source.js";
@@ -52,16 +52,28 @@ export type CallDeps = {
   telemetry: Telemetry;
 };
 
-export async function runCall(deps: CallDeps, name: string, input: unknown, options: CallOptions): Promise<ToolResult> {
+/**
+ * The call path's own options besides the public ones: a Code Mode script's
+ * tool call runs in the script's worker (`nested`), inside the script's
+ * admission slot (taking another could wait for ever on the script itself).
+ */
+export type PathOptions = CallOptions & { nested?: (task: CallTask) => Promise<NestedOutcome> };
+
+export async function runCall(deps: CallDeps, name: string, input: unknown, options: PathOptions): Promise<ToolResult> {
   const callId = randomUUID();
   const started = performance.now();
   const tool = String(name).slice(0, 64);
-  const entry = typeof name === "string" ? reachable(deps.catalog.get(name), options.caller) : undefined;
+  let entry = typeof name === "string" ? reachable(deps.catalog.get(name), options.caller) : undefined;
+  // run_code: each script is an entry of its own (source code:<caller id>, its bundle).
+  const prepared = entry?.runner.kind === "codemode" ? await entry.runner.prepare(input, options.caller) : undefined;
+  if (prepared?.ok === true) entry = prepared.entry;
   const span = deps.telemetry.startCall(tool, callId, options.traceContext);
   deps.events.emit({ type: "tool_execution_start", callId, tool, ...(entry ? { source: entry.source } : {}), at: Date.now() });
   const result = entry === undefined
     ? failure({ tool, callId }, "unknown_tool", `there is no tool named "${tool}"; the tools are listed by host.tools()`)
-    : await runEntry(deps, entry, input, options, { tool, callId, source: entry.source, version: entry.version }, span);
+    : prepared?.ok === false
+      ? failure({ tool, callId, source: entry.source, version: entry.version }, prepared.kind, prepared.message)
+      : await runEntry(deps, entry, input, options, { tool, callId, source: entry.source, version: entry.version }, span);
   if (result.metrics.wallMs === 0) result.metrics = { ...result.metrics, wallMs: performance.now() - started };
   if (options.caller !== undefined && entry?.runner.kind === "builtin" && result.ok) options.caller.activate(result.control?.add_tools ?? []);
   await finish(deps, result, entry, input, options.caller);
@@ -74,7 +86,7 @@ function reachable(entry: CatalogEntry | undefined, caller: Caller | undefined):
   return entry === undefined || caller === undefined || mayReach(entry.manifest, caller) ? entry : undefined;
 }
 
-async function runEntry(deps: CallDeps, entry: CatalogEntry, input: unknown, options: CallOptions, info: CallInfo, span: CallSpan): Promise<ToolResult> {
+async function runEntry(deps: CallDeps, entry: CatalogEntry, input: unknown, options: PathOptions, info: CallInfo, span: CallSpan): Promise<ToolResult> {
   let inputJson: string;
   try {
     inputJson = JSON.stringify(input === undefined ? {} : input) ?? "null";
@@ -100,13 +112,14 @@ async function runEntry(deps: CallDeps, entry: CatalogEntry, input: unknown, opt
   if (verdict.action === "block") return failure(info, "blocked", `the call was blocked: ${verdict.reason}`);
   if (options.signal?.aborted) return failure(info, "cancelled", "the call was cancelled before it started");
 
-  const admitted = await deps.admission.admit(entry.manifest.name, options.signal);
+  // A script's tool call runs within the script's slot.
+  const admitted = options.nested !== undefined ? { ok: true as const, release: () => undefined } : await deps.admission.admit(entry.manifest.name, options.signal);
   if (!admitted.ok) return failure(info, admitted.reason === "busy" ? "busy" : "cancelled", admitted.message);
   try {
     deps.events.emit({ type: "tool_running", callId: info.callId, tool: info.tool, source: entry.source, at: Date.now() });
     return entry.runner.kind === "builtin"
       ? await runBuiltin(deps, entry.runner.run, JSON.parse(inputJson), info, options)
-      : await runSandboxed(deps, entry, inputJson, info, options);
+      : await runSandboxed(deps, entry, inputJson, info, options, span);
   } finally {
     admitted.release();
   }
@@ -132,18 +145,20 @@ function gateCall(info: CallInfo, entry: CatalogEntry, inputJson: string, policy
   };
 }
 
-async function runSandboxed(deps: CallDeps, entry: CatalogEntry, inputJson: string, info: CallInfo, options: CallOptions): Promise<ToolResult> {
-  if (entry.runner.kind !== "sandbox") throw new Error("corral: runSandboxed reached with a built-in");
+async function runSandboxed(deps: CallDeps, entry: CatalogEntry, inputJson: string, info: CallInfo, options: PathOptions, span: CallSpan): Promise<ToolResult> {
+  const runner = entry.runner;
+  if (runner.kind !== "sandbox" && runner.kind !== "script") throw new Error("corral: runSandboxed reached with a tool that does not run in the sandbox");
   const limits = deps.limitsFor(entry, options);
-  const task: CallTask = { type: "call", callId: info.callId, bundle: entry.runner.bundle, tool: entry.manifest.name, inputJson, limits };
+  // A script gets its input from its runner (the tools it may call, its limits), and a fresh isolate.
+  const task: CallTask = { type: "call", callId: info.callId, bundle: runner.bundle, tool: entry.manifest.name, inputJson: runner.kind === "script" ? runner.inputJson : inputJson, limits };
   const scope = options.scope ?? "";
-  const fresh = deps.isolationFor(entry.source) === "call";
+  const fresh = runner.kind === "script" || deps.isolationFor(entry.source) === "call";
   if (fresh) task.fresh = true;
   else if (scope !== "") task.scope = scope;
   // A scope's calls are routed by the scope's own key, so each scope's warm
   // isolate has its home; a fresh call by the key without scope, where an
   // isolate no call has used yet (a describe's) may wait for it.
-  const key = isolateKey(entry.runner.bundle, limits.memoryMb, entry.manifest.name, fresh ? "" : scope);
+  const key = isolateKey(runner.bundle, limits.memoryMb, entry.manifest.name, fresh ? "" : scope);
   // The call's capability requests (fetch, ctx.fs, ctx.state) are judged while it runs.
   const closeCapabilities = deps.capabilities?.open({
     callId: info.callId,
@@ -153,12 +168,26 @@ async function runSandboxed(deps: CallDeps, entry: CatalogEntry, inputJson: stri
     timeoutMs: limits.timeoutMs,
     signal: options.signal,
   });
+  // A script's tool calls are answered from here until its run is over; then they go into `details`.
+  const closeScript = runner.kind === "script" ? runner.open(info.callId, { traceContext: span.context, signal: options.signal, scope: options.scope }) : undefined;
   let outcome: Awaited<ReturnType<SandboxPool["run"]>>;
+  let scriptDetails: Record<string, unknown> | undefined;
   try {
-    outcome = await deps.pool.run(task, limits, key, options.signal);
+    outcome = options.nested !== undefined ? await options.nested(task) : await deps.pool.run(task, limits, key, options.signal);
   } finally {
     closeCapabilities?.();
+    scriptDetails = closeScript?.();
   }
+  const result = resultOf(deps, outcome, info);
+  if (scriptDetails !== undefined) result.details = isRecord(result.details) ? { ...result.details, ...scriptDetails } : scriptDetails;
+  return result;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function resultOf(deps: CallDeps, outcome: Awaited<ReturnType<SandboxPool["run"]>>, info: CallInfo): ToolResult {
   if (!outcome.ok) {
     if (outcome.kind === "crash" || outcome.kind === "memory") {
       deps.events.emit({ type: "worker_crash", message: outcome.message, at: Date.now() });

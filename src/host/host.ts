@@ -26,6 +26,7 @@ import { Telemetry, type LoadSummary } from "../telemetry/index.js";
 import { runCall, type CallDeps } from "./call-path.js";
 import { createHostCapabilities, type HostCapabilities } from "../capabilities/index.js";
 import { Loader } from "./loader.js";
+import { CodeMode, RUN_CODE, resolveCodeModeOptions } from "../codemode/index.js";
 import { QuarantineView } from "./quarantine-view.js";
 import type { AuthorRequest, CallOptions, DeclarationOptions, Host, LoadRequest, LoadResult, ToolDeclaration, ToolInfo } from "./types.js";
 
@@ -48,6 +49,7 @@ class CorralHost implements Host {
   readonly #loader: Loader;
   readonly #callDeps: CallDeps;
   readonly #telemetry: Telemetry;
+  readonly #codeMode: CodeMode | undefined;
   #closed = false;
 
   constructor(options: ResolvedHostOptions) {
@@ -71,8 +73,10 @@ class CorralHost implements Host {
     const gate = options.beforeToolCall ?? defaultGate;
     this.#capabilities = createHostCapabilities({ capabilities: options.capabilities, ledgerStore: options.ledger?.store, effectPolicy, gate, logger: this.#logger });
     this.#telemetry = new Telemetry(options.telemetry ?? {}, () => this.#quarantine.quarantinedCount());
+    const broker = this.#capabilities.broker;
     this.#pool = new SandboxPool({
-      capabilities: this.#capabilities.broker.handle,
+      // A running Code Mode script's requests are Code Mode's; every other call's, the broker's.
+      capabilities: (message, hooks) => (this.#codeMode?.owns(message.callId) === true ? this.#codeMode.handle(message, hooks) : broker.handle(message, hooks)),
       workers: options.workers,
       spareWorkers: options.spareWorkers,
       pipelineDepth: options.pipelineDepth,
@@ -116,6 +120,12 @@ class CorralHost implements Host {
       commitBeforeResult: options.commitBeforeResult,
       telemetry: this.#telemetry,
     };
+    this.#codeMode = options.codeMode === undefined ? undefined : new CodeMode({
+      options: resolveCodeModeOptions(options.codeMode),
+      catalog: this.#catalog,
+      isQuarantined: (source) => this.#quarantine.isQuarantined(source),
+      call: (name, input, callOptions) => runCall(this.#callDeps, name, input, callOptions),
+    });
     this.#registerBuiltins();
   }
 
@@ -134,6 +144,7 @@ class CorralHost implements Host {
       const { agent, exposure } = this.#options.createTool;
       builtins.push(createToolTool(exposure ?? "hidden", (code) => this.author({ agent, code })));
     }
+    if (this.#codeMode !== undefined) builtins.push(this.#codeMode.entry());
     this.#catalog.replaceSource(BUILTIN_SOURCE, builtins);
   }
 
@@ -236,7 +247,17 @@ class CorralHost implements Host {
     const activated = new Set([...(options.caller?.activated ?? []), ...(options.activated ?? [])]);
     const waiting = entries.some((entry) => entry.manifest.exposure === "deferred" && !activated.has(entry.manifest.name) && !this.#quarantine.isQuarantined(entry.source));
     // tool_search is declared only while deferred tools wait to be found.
-    return declare(entries, (source) => this.#quarantine.isQuarantined(source), activated).filter((d) => d.name !== TOOL_SEARCH || waiting);
+    const declared = declare(entries, (source) => this.#quarantine.isQuarantined(source), activated).filter((d) => d.name !== TOOL_SEARCH || waiting);
+    // run_code's description carries the declarations of what a script may call now.
+    const codeMode = this.#codeMode;
+    return codeMode === undefined ? declared : declared.map((d) => (d.name === RUN_CODE ? { ...d, description: codeMode.description(options.caller) } : d));
+  }
+
+  codeModeDeclarations(given?: DeclarationOptions): string {
+    this.#assertAlive();
+    const options = hostArguments.declarations(given);
+    if (this.#codeMode === undefined) throw new CorralError("code_mode_off", "Code Mode is off on this host: create it with createHost({ codeMode: {} }) to use run_code and its declarations");
+    return this.#codeMode.declarations(options.caller);
   }
 
   async call(name: string, input: unknown, options?: CallOptions): Promise<ToolResult> {

@@ -92,7 +92,7 @@ export class Loader {
     const limits = this.#deps.loadLimits;
     const outcome = await this.#deps.pool.run({ type: "describe", bundle, limits }, limits, `describe:${bundle.hash}`);
     if (!outcome.ok) {
-      return { ok: false, kind: outcome.kind === "cancelled" ? "crash" : outcome.kind, message: `loading the module failed: ${outcome.message}` };
+      return { ok: false, kind: outcome.kind === "cancelled" || outcome.kind === "tool_error" ? "crash" : outcome.kind, message: `loading the module failed: ${outcome.message}` };
     }
     const reply = outcome.reply;
     if (reply.type !== "describe") return { ok: false, kind: "crash", message: "the sandbox worker answered a load with a call reply" };

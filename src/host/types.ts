@@ -101,6 +101,12 @@ export type Host = {
   tools(): ToolInfo[];
   /** Tools to declare to a model: direct and model_only, minus quarantined, plus activated deferred ones. */
   declarations(options?: DeclarationOptions): ToolDeclaration[];
+  /**
+   * The TypeScript declarations a Code Mode script is written against (the
+   * tools a script of `caller` may call), as run_code's description carries
+   * them. Throws `code_mode_off` unless the host has `codeMode` options.
+   */
+  codeModeDeclarations(options?: DeclarationOptions): string;
   /** Adds an event listener; the returned function removes it. */
   on(listener: HostEventListener): () => void;
   /** The ledger, for operators. */

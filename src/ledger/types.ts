@@ -16,7 +16,7 @@ export const MAX_MESSAGE_CHARS = 1_000;
 
 /** Times are milliseconds since the epoch, from the ledger's clock. */
 export const EpochMs = z.number().int().nonnegative();
-export const SourceId = z.string().regex(SOURCE_PATTERN, "a source id is plugin:<path>, agent:<id> or host:<name>");
+export const SourceId = z.string().regex(SOURCE_PATTERN, "a source id is plugin:<path>, agent:<id>, host:<name> or code:<caller id>");
 /** A version is the content hash of the bundle the call ran. */
 export const Version = z.string().regex(/^[0-9a-f]{64}$/, "a version is a sha256 in 64 lower-case hex digits");
 

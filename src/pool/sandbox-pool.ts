@@ -125,6 +125,8 @@ export class SandboxPool {
           this.#pump();
         },
         ended: (ended, orphans) => this.#onEnded(ended, orphans),
+        // A script's nested call ran in its worker: that isolate is warm there now.
+        nestedReplied: (replied, task, reply) => this.#router.replied(replied, isolateKey(task.bundle, task.limits.memoryMb, task.tool, task.scope), reply),
         ...(this.#options.capabilities === undefined ? {} : { capability: this.#options.capabilities }),
       },
     );

@@ -26,19 +26,21 @@
 import type { Logger } from "pino";
 import type Tinypool from "tinypool";
 import type { ChildProcess } from "node:child_process";
-import { QUICK_CALL_MS, WorkerMessage, type Reply, type ReplyEntry, type Task, type TaskEntry } from "../../sandbox/protocol.js";
+import { QUICK_CALL_MS, WorkerMessage, type CallReply, type CallTask, type NestedMessage, type Reply, type ReplyEntry, type Task, type TaskEntry } from "../../sandbox/protocol.js";
 import { classify, type WorkerDeath } from "../../sandbox/shared/classify.js";
 import { CapabilityRequestMessage, isCapabilityRequestMessage, type CapabilityPauseMessage, type CapabilityReplyMessage } from "../../sandbox/shared/capability-messages.js";
 import { BundleWindow } from "../../sandbox/shared/bundle-window.js";
 import { residentBytes } from "./process-memory.js";
 import { diedOfMemory, WorkerProcess } from "./worker-process.js";
+import { NestedCalls, type NestedOutcome } from "./nested-calls.js";
 
 const RSS_SAMPLE_MS = 10;
 const RSS_PER_HEAP_MB = 2;
 /** A baseline read after only quick calls is reused this long (reading /proc costs about a fast call). */
 const RSS_BASELINE_MAX_AGE_MS = 1_000;
 
-export type PoolFailureKind = "timeout" | "memory" | "crash" | "cancelled";
+/** `tool_error`: a Code Mode script whose worker was stopped for a tool it called (that tool takes the strike). */
+export type PoolFailureKind = "timeout" | "memory" | "crash" | "cancelled" | "tool_error";
 /** Why the host stopped a worker: the evidence it adds to the worker's death. */
 export type StopReason = NonNullable<WorkerDeath["stoppedBy"]> | "fatal_memory" | "protocol";
 export type PoolOutcome = { ok: true; reply: Reply } | { ok: false; kind: PoolFailureKind; message: string };
@@ -54,12 +56,21 @@ export type PendingTask = {
   ghost?: true;
 };
 
-/** Performs a tool's capability request (src/capabilities/broker.ts); `pausedMs`: time its gate waited. */
-export type CapabilityHandler = (message: CapabilityRequestMessage, hooks: { paused(): void }) => Promise<{ answerJson: string; pausedMs: number }>;
+/**
+ * What a capability handler may do besides answering: `paused()` as its gate
+ * starts to wait (the call's clocks stop), and `nested(task)` to run a Code
+ * Mode script's tool call in the script's own worker (nested-calls.ts).
+ */
+export type CapabilityHooks = { paused(): void; nested(task: CallTask): Promise<NestedOutcome> };
+
+/** Performs a tool's capability request (src/capabilities/broker.ts, src/codemode); `pausedMs`: time its gate waited. */
+export type CapabilityHandler = (message: CapabilityRequestMessage, hooks: CapabilityHooks) => Promise<{ answerJson: string; pausedMs: number }>;
 
 export type SessionHooks = {
   ready(session: WorkerSession): void;
   capability?: CapabilityHandler;
+  /** A nested call answered (the router learns what the worker keeps warm). */
+  nestedReplied?(session: WorkerSession, task: CallTask, reply: CallReply): void;
   /** The session is over; `orphans` were sent but never started. */
   ended(session: WorkerSession, orphans: PendingTask[]): void;
 };
@@ -86,11 +97,21 @@ export class WorkerSession {
   #watchdogFire: (() => void) | undefined;
   #rssWatch: NodeJS.Timeout | undefined;
   #rssBaseline: { bytes: number; at: number } | undefined;
+  readonly #nested: NestedCalls;
 
   constructor(tinypool: Tinypool, options: SessionOptions, hooks: SessionHooks) {
     this.#tinypool = tinypool;
     this.#options = options;
     this.#hooks = hooks;
+    this.#nested = new NestedCalls({
+      loadTimeoutMs: options.loadTimeoutMs,
+      watchdogGraceMs: options.watchdogGraceMs,
+      send: (id, task) => {
+        const message: NestedMessage = { corral: 1, nested: { id, task: this.#onTheWire({ id, task }).task as CallTask } };
+        if (!this.#ended) this.#send?.(message);
+      },
+      kill: (message) => this.kill("watchdog", message),
+    });
     const channel = {
       // tinypool calls this as it hands the serve task to a process.
       onMessage: (send: (message: unknown) => void) => {
@@ -228,6 +249,15 @@ export class WorkerSession {
       this.#hooks.ready(this);
       return;
     }
+    if (message.type === "nested") {
+      const task = this.#nested.running;
+      if (task === undefined || !this.#nested.replied(message.id, message.reply)) {
+        this.kill("protocol", "the sandbox worker answered a nested call out of order");
+        return;
+      }
+      this.#hooks.nestedReplied?.(this, task, message.reply);
+      return;
+    }
     if (message.type === "phase") {
       // The running task makes its isolate first (the module's top level,
       // under the load limit), then runs: each part has its own watchdog.
@@ -268,7 +298,8 @@ export class WorkerSession {
       const pause: CapabilityPauseMessage = { corral: 1, capabilityPause: { callId: request.callId } };
       if (!this.#ended) this.#send?.(pause);
     };
-    handler(request, { paused }).then(
+    const nested = (task: CallTask) => (isHead() ? this.#nested.run(task) : Promise.resolve<NestedOutcome>({ ok: false, kind: "cancelled", message: "the script has ended" }));
+    handler(request, { paused, nested }).then(
       ({ answerJson, pausedMs }) => {
         if (pausedLeftMs !== undefined && isHead()) this.#restartWatchdog(pausedLeftMs);
         const reply: CapabilityReplyMessage = { corral: 1, capability: { callId: request.callId, seq: request.seq, answerJson, pausedMs } };
@@ -321,11 +352,14 @@ export class WorkerSession {
     // An isolate's resident memory runs to about twice its heap limit in
     // normal work (young generation, code, fragmentation); the watch is for
     // memory V8 does not count at all, so it allows that, plus the slack.
-    const ceiling = baseline + (memoryMb * RSS_PER_HEAP_MB + this.#options.workerMemorySlackMb) * 1024 * 1024;
+    // A Code Mode script's nested call runs beside it: its own limit is allowed too, and it is the one blamed.
     this.#rssWatch = setInterval(() => {
+      const nestedMb = this.#nested.runningMemoryMb;
+      const ceiling = baseline + ((memoryMb + nestedMb) * RSS_PER_HEAP_MB + this.#options.workerMemorySlackMb) * 1024 * 1024;
       const rss = residentBytes(pid);
       if (rss !== undefined && rss > ceiling) {
-        this.kill("memory_watch", `the tool grew its worker past its ${memoryMb} MB limit (resident ${Math.round(rss / 1048576)} MB); the worker was killed`);
+        const limit = nestedMb > 0 ? nestedMb : memoryMb;
+        this.kill("memory_watch", `the tool grew its worker past its ${limit} MB limit (resident ${Math.round(rss / 1048576)} MB); the worker was killed`);
       }
     }, RSS_SAMPLE_MS);
     this.#rssWatch.unref();
@@ -371,7 +405,23 @@ export class WorkerSession {
     this.#ended = true;
     this.#clearHeadTimers();
     const [head, ...rest] = this.#fifo.splice(0);
-    if (head !== undefined) head.settle(await this.#outcomeOfEnd(error));
+    // A nested call running as the worker ended is to blame when the kill
+    // was its own watchdog's, the memory watch's, nobody's (a crash), or the
+    // script's watchdog's once the nested call had run past its own limit.
+    const stop = this.#stop?.reason;
+    const nestedStopped = this.#nested.stoppedTheWorker || stop === undefined || stop === "memory_watch" || stop === "fatal_memory";
+    const blameNested = this.#nested.running !== undefined && (nestedStopped || (stop === "watchdog" && this.#nested.runningPastLimit));
+    const outcome = await this.#outcomeOfEnd(error);
+    const death: Exclude<NestedOutcome, { ok: true }> =
+      !outcome.ok && outcome.kind !== "tool_error" ? { ok: false, kind: outcome.kind, message: outcome.message } : { ok: false, kind: "crash", message: "the worker ended" };
+    const blamed = this.#nested.end(death, blameNested);
+    if (head !== undefined) {
+      head.settle(blamed === undefined || outcome.ok ? outcome : {
+        ok: false,
+        kind: "tool_error",
+        message: `the tool "${blamed}" this script called stopped its worker (${outcome.message}); the script ended with it. The strike is the tool's`,
+      });
+    }
     // A ghost's task runs elsewhere already.
     this.#hooks.ended(this, rest.filter((pending) => pending.ghost !== true));
   }

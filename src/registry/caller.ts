@@ -1,7 +1,7 @@
 /**
  * @module src/registry/caller
  * A Caller is who a call is made for when it is not the embedding program:
- * a model in a conversation, an MCP session, an adapter's tool set, or (later)
+ * a model in a conversation, an MCP session, an adapter's tool set, or
  * a Code Mode script. It carries its origin (which exposures it may reach),
  * an id (written with the call in the ledger and the audit line) and the
  * deferred tools tool_search activated for it. One Caller is one

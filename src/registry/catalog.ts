@@ -4,7 +4,9 @@
  * looked up as own keys of a Map, so `constructor` or `__proto__` is never a
  * tool by accident. Loading a source again replaces all of its tools at once.
  */
+import type { Context } from "@opentelemetry/api";
 import type { BundleRef, Control } from "../../sandbox/protocol.js";
+import type { Caller } from "./caller.js";
 import type { ErrorKind } from "../result.js";
 import type { Manifest } from "./manifest.js";
 
@@ -15,8 +17,30 @@ export type BuiltinAnswer =
 
 export type BuiltinRun = (input: unknown, context: { callId: string; signal: AbortSignal | undefined }) => Promise<BuiltinAnswer>;
 
-/** How a tool runs: its bundle in a sandbox, or a built-in function of the host. */
-export type Runner = { kind: "sandbox"; bundle: BundleRef } | { kind: "builtin"; run: BuiltinRun };
+/** What a running Code Mode script's tool calls are made within: its span, its caller's cancellation, its scope. */
+export type ScriptCallContext = { traceContext: Context; signal: AbortSignal | undefined; scope: string | undefined };
+
+/**
+ * One Code Mode script's call (src/codemode makes it per call): it runs in
+ * the sandbox like a tool, with `inputJson` as its input; `open` makes its
+ * tool calls answerable until the returned function is called, which
+ * answers what goes into the result's `details` (the calls it made).
+ */
+export type ScriptRunner = {
+  kind: "script";
+  bundle: BundleRef;
+  inputJson: string;
+  open(callId: string, context: ScriptCallContext): () => Record<string, unknown>;
+};
+
+/** `run_code` in the catalog: each call is prepared into its own entry (source `code:<caller id>`), or refused. */
+export type CodeModeRunner = {
+  kind: "codemode";
+  prepare(input: unknown, caller: Caller | undefined): Promise<{ ok: true; entry: CatalogEntry } | { ok: false; kind: ErrorKind; message: string }>;
+};
+
+/** How a tool runs: its bundle in a sandbox, a built-in function of the host, or a Code Mode script. */
+export type Runner = { kind: "sandbox"; bundle: BundleRef } | { kind: "builtin"; run: BuiltinRun } | CodeModeRunner | ScriptRunner;
 
 export type CatalogEntry = {
   manifest: Manifest;

@@ -62,9 +62,13 @@ function terms(text: string): string[] {
  * so are a quarantined source's.
  */
 export function searchDeferred(entries: CatalogEntry[], query: string, limit: number, isQuarantined: (source: string) => boolean): CatalogEntry[] {
+  return rankByQuery(entries.filter((entry) => entry.manifest.exposure === "deferred" && !isQuarantined(entry.source)), query, limit);
+}
+
+/** `entries` ranked by the query's keywords (name hits weigh three times description hits); no hit, left out. */
+export function rankByQuery(entries: CatalogEntry[], query: string, limit: number): CatalogEntry[] {
   const wanted = terms(query);
   const scored = entries
-    .filter((entry) => entry.manifest.exposure === "deferred" && !isQuarantined(entry.source))
     .map((entry) => {
       const name = entry.manifest.name.toLowerCase();
       const description = entry.manifest.description.toLowerCase();

@@ -1,22 +1,23 @@
 /**
  * @module src/registry/source
- * Source ids (`plugin:<path>`, `agent:<id>`, `host:<name>`: who is blamed for
- * a tool) and how a plugin path becomes an entry file and a root folder.
+ * Source ids (`plugin:<path>`, `agent:<id>`, `host:<name>`, and `code:<caller
+ * id>` for Code Mode scripts: who is blamed for a tool or a script) and how a
+ * plugin path becomes an entry file and a root folder.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { CorralError } from "../errors.js";
 
 /** A kind, a colon, then 1-1024 characters with no control characters (a plugin path may hold spaces). */
-export const SOURCE_PATTERN = /^(plugin|agent|host):[^\u0000-\u001f\u007f]{1,1024}$/;
-export type SourceKind = "plugin" | "agent" | "host";
+export const SOURCE_PATTERN = /^(plugin|agent|host|code):[^\u0000-\u001f\u007f]{1,1024}$/;
+export type SourceKind = "plugin" | "agent" | "host" | "code";
 
 export function checkSourceId(source: unknown): SourceKind {
   if (typeof source !== "string" || !SOURCE_PATTERN.test(source)) {
     const shown = typeof source === "string" ? `"${source.slice(0, 80)}"` : `a ${source === null ? "null" : typeof source}`;
     throw new CorralError(
       "invalid_source",
-      `${shown} is not a source id: use plugin:<path>, agent:<id> or host:<name> (at most 1024 characters, no control characters)`,
+      `${shown} is not a source id: use plugin:<path>, agent:<id>, host:<name> or code:<caller id> (at most 1024 characters, no control characters)`,
       { source },
     );
   }

@@ -1,0 +1,244 @@
+/**
+ * @module src/codemode/code-mode
+ * Code Mode on the host: the built-in `run_code`, the declarations its
+ * description carries, and the answers to a running script's requests.
+ *
+ * ```
+ * call run_code {code} ─▶ prepare: check input, compile (esbuild), source code:<caller id>
+ *   ─▶ an entry of its own ─▶ the one call path (quarantine, gate, admission, pool: fresh isolate)
+ *   script: await tools.x(input) ─▶ relay ─▶ handle(): counts ─▶ runCall(x, caller of origin
+ *     "codemode", nested: run in the script's worker) ─▶ {ok, result} | {ok: false, kind, message}
+ *   script ends ─▶ details.calls: (tool, kind, ms) of every call it made
+ * ```
+ * Every nested call is a full corral call of its tool: exposure for a
+ * codemode caller, quarantine, effects, gate, the tool's limits, the ledger
+ * (strikes against the tool's source, committed before the script hears the
+ * answer, so before its result), events and a child span of the script's.
+ * The script itself is blamed under `code:<caller id>`: a model whose
+ * scripts keep timing out is quarantined like any source.
+ */
+import { z } from "zod";
+import { CodeModeRequest, type DescribedTool, type FoundTool, type ToolAnswer } from "../../sandbox/shared/codemode-messages.js";
+import type { CapabilityRequestMessage } from "../../sandbox/shared/capability-messages.js";
+import type { CapabilityHooks } from "../pool/index.js";
+import { BUILTIN_SOURCE } from "../builtins/index.js";
+import { Caller, mayReach, rankByQuery, type Catalog, type CatalogEntry, type Reach, type ScriptCallContext } from "../registry/index.js";
+import { sha256 } from "../compile/bundle.js";
+import type { PathOptions } from "../host/call-path.js";
+import type { ToolResult } from "../result.js";
+import { codeModeDeclarations, toolMember } from "./declarations.js";
+import type { ResolvedCodeModeOptions } from "./options.js";
+import { scriptModule } from "./script-module.js";
+
+export const RUN_CODE = "run_code";
+
+/** The source of scripts whose call names no caller (the embedding program's own host.call). */
+export const PROGRAM_SCRIPT_SOURCE = "code:program";
+
+/** At most this many calls are listed one by one in a script's details; the rest are only counted. */
+const MAX_LISTED_CALLS = 1_000;
+
+const RUN_CODE_INTRO = [
+  "Runs a script that calls tools as async functions, so one step can chain, combine or filter many tool calls and hand back only what is needed.",
+  "`code` is the body of an async function in JavaScript or TypeScript: `await tools.<name>(input)`, then `return` the answer (plain data); console.log lines come back too.",
+  "Available in the script:",
+].join(" ");
+
+export type ScriptCall = { tool: string; kind: string; ms: number };
+
+type Script = {
+  caller: Caller;
+  context: ScriptCallContext;
+  calls: number;
+  inFlight: number;
+  listed: ScriptCall[];
+  byKind: Record<string, number>;
+  ended: boolean;
+};
+
+export type CodeModeDeps = {
+  options: ResolvedCodeModeOptions;
+  catalog: Catalog;
+  isQuarantined(source: string): boolean;
+  /** One call through the host's call path (runCall with the host's deps). */
+  call(name: string, input: unknown, options: PathOptions): Promise<ToolResult>;
+};
+
+const RunCodeInput = (maxChars: number) => z.strictObject({ code: z.string().min(1).max(maxChars) });
+
+export class CodeMode {
+  readonly #deps: CodeModeDeps;
+  readonly #scripts = new Map<string, Script>();
+  readonly #input: z.ZodType<{ code: string }>;
+
+  constructor(deps: CodeModeDeps) {
+    this.#deps = deps;
+    this.#input = RunCodeInput(deps.options.maxCodeChars);
+  }
+
+  /** The catalog entry of `run_code` (exposure model_only: a script cannot call it). */
+  entry(): CatalogEntry {
+    return {
+      source: BUILTIN_SOURCE,
+      version: sha256(`corral builtin ${RUN_CODE}`),
+      manifest: {
+        name: RUN_CODE,
+        description: RUN_CODE_INTRO,
+        inputSchema: {
+          type: "object",
+          properties: { code: { type: "string", description: "the body of an async function (JavaScript or TypeScript) that awaits tools.<name>(input) and returns the answer" } },
+          required: ["code"],
+        },
+        effects: [],
+        exposure: "model_only",
+        limits: {},
+      },
+      runner: { kind: "codemode", prepare: (input, caller) => this.#prepare(input, caller) },
+    };
+  }
+
+  /** The declarations of the tools a script of `caller` may call (what run_code's description carries). */
+  declarations(caller?: Caller): string {
+    const reach = { origin: "codemode" as const, activated: caller?.activated ?? new Set<string>() };
+    const tools = this.#reachable(reach).map((entry) => ({ ...entry.manifest }));
+    return codeModeDeclarations(tools, this.#deps.options.maxDeclarationChars).text;
+  }
+
+  /** run_code's description for `caller`: what it does, then the declarations. */
+  description(caller?: Caller): string {
+    return `${RUN_CODE_INTRO}\n${this.declarations(caller)}`;
+  }
+
+  /** Whether `callId` is a running script (its requests are answered here, not by the capability broker). */
+  owns(callId: string): boolean {
+    return this.#scripts.has(callId);
+  }
+
+  #reachable(reach: Reach): CatalogEntry[] {
+    return this.#deps.catalog.list().filter((entry) => entry.manifest.name !== RUN_CODE && mayReach(entry.manifest, reach) && !this.#deps.isQuarantined(entry.source));
+  }
+
+  async #prepare(input: unknown, caller: Caller | undefined): Promise<{ ok: true; entry: CatalogEntry } | { ok: false; kind: "invalid_input" | "compile_error"; message: string }> {
+    const parsed = this.#input.safeParse(input);
+    if (!parsed.success) {
+      return { ok: false, kind: "invalid_input", message: `run_code takes { code: string } of 1 to ${this.#deps.options.maxCodeChars} characters (codeMode.maxCodeChars)` };
+    }
+    const source = caller === undefined ? PROGRAM_SCRIPT_SOURCE : `code:${caller.id}`;
+    const compiled = await scriptModule(parsed.data.code, source);
+    if (!compiled.ok) return { ok: false, kind: "compile_error", message: compiled.message };
+    const { options } = this.#deps;
+    // The script's own caller: origin codemode, the deferred tools its caller had found.
+    const scriptCaller = new Caller({ origin: "codemode", id: source.slice(0, 128) });
+    scriptCaller.activate(caller?.activated ?? []);
+    const tools = this.#reachable(scriptCaller).map((entry) => entry.manifest.name);
+    const base = this.entry();
+    return {
+      ok: true,
+      entry: {
+        source,
+        version: compiled.bundle.hash,
+        manifest: { ...base.manifest, limits: { timeoutMs: options.timeoutMs, memoryMb: options.memoryMb } },
+        runner: {
+          kind: "script",
+          bundle: compiled.bundle,
+          inputJson: JSON.stringify({ tools, maxCalls: options.maxCalls, maxInFlight: options.maxInFlight }),
+          open: (callId, context) => this.#open(callId, scriptCaller, context),
+        },
+      },
+    };
+  }
+
+  #open(callId: string, caller: Caller, context: ScriptCallContext): () => Record<string, unknown> {
+    const script: Script = { caller, context, calls: 0, inFlight: 0, listed: [], byKind: {}, ended: false };
+    this.#scripts.set(callId, script);
+    return () => {
+      script.ended = true;
+      this.#scripts.delete(callId);
+      const details: Record<string, unknown> = { calls: script.listed, callCount: script.calls, callsByKind: script.byKind };
+      if (script.calls > script.listed.length) details.callsNotListed = script.calls - script.listed.length;
+      return details;
+    };
+  }
+
+  /** Answers one request of a running script (a capability request on the relay). */
+  readonly handle = async (message: CapabilityRequestMessage, hooks: CapabilityHooks): Promise<{ answerJson: string; pausedMs: number }> => {
+    const script = this.#scripts.get(message.callId);
+    let request: CodeModeRequest;
+    try {
+      request = CodeModeRequest.parse(JSON.parse(message.requestJson));
+    } catch {
+      return answer({ ok: false, code: "invalid", message: "a Code Mode script can ask only for tools, search and describe" });
+    }
+    if (script === undefined) return answer({ ok: false, code: "failed", message: "the script is over" });
+    if (request.kind === "search") return answer({ ok: true, value: this.#search(script, request.query) });
+    if (request.kind === "describe") return answer({ ok: true, value: this.#describe(script, request.name) });
+    return answer({ ok: true, value: await this.#callTool(script, request.name, request.inputJson, hooks) });
+  };
+
+  async #callTool(script: Script, name: string, inputJson: string, hooks: CapabilityHooks): Promise<ToolAnswer> {
+    const { options } = this.#deps;
+    if (name === RUN_CODE) return this.#refuse(script, name, "blocked", "run_code cannot be called from a script: call the tools themselves");
+    if (script.calls >= options.maxCalls) return this.#refuse(script, name, "busy", `this script made ${options.maxCalls} tool calls already (codeMode.maxCalls)`);
+    if (script.inFlight >= options.maxInFlight) return this.#refuse(script, name, "busy", `this script has ${options.maxInFlight} tool calls waiting already (codeMode.maxInFlight)`);
+    let input: unknown;
+    try {
+      input = JSON.parse(inputJson);
+    } catch {
+      return this.#refuse(script, name, "invalid_input", "the input is not JSON");
+    }
+    script.inFlight++;
+    const started = performance.now();
+    let result: ToolResult;
+    try {
+      const { context } = script;
+      result = await this.#deps.call(name, input, {
+        caller: script.caller,
+        traceContext: context.traceContext,
+        ...(context.signal !== undefined ? { signal: context.signal } : {}),
+        ...(context.scope !== undefined ? { scope: context.scope } : {}),
+        nested: hooks.nested,
+      });
+    } finally {
+      script.inFlight--;
+    }
+    this.#note(script, name, result.ok ? "ok" : result.error.kind, performance.now() - started);
+    if (!result.ok) return { ok: false, kind: result.error.kind, message: result.error.message };
+    return { ok: true, result: result.structured ?? result.output };
+  }
+
+  /** A call refused before it reached the call path: counted in the script's summary, not in the ledger. */
+  #refuse(script: Script, name: string, kind: string, message: string): ToolAnswer {
+    this.#note(script, name, kind, 0);
+    return { ok: false, kind, message };
+  }
+
+  #note(script: Script, tool: string, kind: string, ms: number): void {
+    script.calls++;
+    script.byKind[kind] = (script.byKind[kind] ?? 0) + 1;
+    if (script.listed.length < MAX_LISTED_CALLS) script.listed.push({ tool: tool.slice(0, 64), kind, ms: Math.round(ms * 100) / 100 });
+  }
+
+  /** Tools the script may call or find (deferred, or left out of the declarations), ranked by the query. */
+  #search(script: Script, query: string): FoundTool[] {
+    const everyOne = { origin: "codemode" as const, activated: new Set(this.#deps.catalog.list().map((entry) => entry.manifest.name)) };
+    const found = rankByQuery(this.#reachable(everyOne), query, 10);
+    script.caller.activate(found.filter((entry) => entry.manifest.exposure === "deferred").map((entry) => entry.manifest.name));
+    return found.map((entry) => ({ name: entry.manifest.name, description: entry.manifest.description }));
+  }
+
+  #describe(script: Script, name: string): DescribedTool | null {
+    const entry = this.#deps.catalog.get(name);
+    if (entry === undefined || entry.manifest.name === RUN_CODE || this.#deps.isQuarantined(entry.source)) return null;
+    const reachable = mayReach(entry.manifest, script.caller) || entry.manifest.exposure === "deferred";
+    if (!reachable) return null;
+    if (entry.manifest.exposure === "deferred") script.caller.activate([name]);
+    const { description, inputSchema, outputSchema } = entry.manifest;
+    const described: DescribedTool = { name, description, declaration: toolMember(entry.manifest, 0), inputSchema };
+    if (outputSchema !== undefined) described.outputSchema = outputSchema;
+    return described;
+  }
+}
+
+function answer(value: { ok: true; value: unknown } | { ok: false; code: string; message: string }): { answerJson: string; pausedMs: number } {
+  return { answerJson: JSON.stringify(value), pausedMs: 0 };
+}
