@@ -231,9 +231,10 @@ Timeouts, memory and crashes are strikes; enough of them quarantine the source.`
     .addHelpText(
       "after",
       `
-Reads and writes the ledger file (--ledger, default ${DEFAULT_LEDGER_FILE}) that hosts record in;
-exits 1 if it does not exist or is not a ledger. Quarantines made on the page are recorded
-under dashboard:<your user name>, and hosts sharing the file obey them from their next call.`,
+Reads and writes the ledger (--ledger: the SQLite file, default ${DEFAULT_LEDGER_FILE}, or the
+postgres:// URL hosts record in); exits 1 if it does not exist or is not a ledger. Quarantines made
+on the page are recorded under dashboard:<your user name>, and hosts sharing the ledger obey them
+from their next call.`,
     )
     .action(async (options: { port?: number; token?: string }, command: Command) => perform(command, (context) => dashboardCommand(options, context)));
 
