@@ -6,6 +6,7 @@
  */
 import type { Logger } from "pino";
 import type { StoreStatus } from "./ledger/store.js";
+import type { SourceState } from "./ledger/types.js";
 import type { ToolResult } from "./result.js";
 
 export type HostEvent =
@@ -16,6 +17,13 @@ export type HostEvent =
   | { type: "tool_execution_end"; callId: string; tool: string; source?: string; result: ToolResult; at: number }
   | { type: "quarantine"; source: string; reason: string; since: number; until: number | null; at: number }
   | { type: "release"; source: string; actor: string; at: number }
+  /**
+   * Another process (a host sharing the ledger, the CLI, the dashboard)
+   * quarantined or released a source, as this host learnt from the ledger:
+   * at a call of that source, or at its refresh (every 5 s, when the store
+   * says someone else committed). `quarantine` and `release` are this host's own.
+   */
+  | { type: "state_changed_elsewhere"; source: string; state: SourceState; at: number }
   | { type: "worker_crash"; message: string; at: number }
   /** The ledger's store on a server became unreachable, came back, or refused or lost records (PostgreSQL). */
   | { type: "ledger_store"; status: StoreStatus; at: number }

@@ -58,6 +58,7 @@ export {
   LedgerEvent,
   NotALedgerError,
   SqliteDashboardReader,
+  PostgresDashboardReader,
   type DashboardReader,
   type LedgerStore,
   type StoreStatus,

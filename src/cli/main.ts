@@ -158,15 +158,17 @@ With --json, prints the ToolResult (or the failed LoadResult) on stdout.`,
     .option("--port <n>", "the HTTP port (default: any free one, printed)", parseCount)
     .option("--host <address>", "the HTTP address to bind (default 127.0.0.1; anything else exposes the tools to the network)", parseNonEmpty("an address"))
     .option("--token <token>", `the bearer token HTTP clients must send (default: $${MCP_TOKEN_ENV}, else a random one, printed)`, parseNonEmpty("a token"))
+    .option("--allowed-host <name>", "a name clients reach the server by (its DNS name, a proxy's), as name or name:port; repeat for more", (name: string, previous: string[] = []) => [...previous, name])
     .option("--workers <n>", "sandbox worker processes (default 2)", parsePositive("workers"))
     .addHelpText(
       "after",
       `
 Over stdio, stdout carries only MCP messages; logs and progress go to stderr.
 Over HTTP, requests need "Authorization: Bearer <token>" and a Host (and Origin, if any)
-naming this server on a loopback address.`,
+naming this server: the address the client connected to, localhost from this machine, or
+a name given with --allowed-host (DNS rebinding protection).`,
     )
-    .action(async (paths: string[], options: { http?: boolean; port?: number; host?: string; token?: string; workers?: number }, command: Command) =>
+    .action(async (paths: string[], options: { http?: boolean; port?: number; host?: string; token?: string; allowedHost?: string[]; workers?: number }, command: Command) =>
       perform(command, async (context) => {
         const token = options.token ?? (process.env[MCP_TOKEN_ENV] || undefined);
         // Loaded here: the MCP SDK would slow every other command's start.
@@ -176,6 +178,7 @@ naming this server on a loopback address.`,
           workers: Math.floor(options.workers ?? 2),
           ...(options.port !== undefined ? { port: options.port } : {}),
           ...(options.host !== undefined ? { host: options.host } : {}),
+          ...(options.allowedHost !== undefined ? { allowedHosts: options.allowedHost } : {}),
           ...(token !== undefined ? { token } : {}),
         }, context);
       }),
@@ -231,9 +234,10 @@ Timeouts, memory and crashes are strikes; enough of them quarantine the source.`
     .addHelpText(
       "after",
       `
-Reads and writes the ledger file (--ledger, default ${DEFAULT_LEDGER_FILE}) that hosts record in;
-exits 1 if it does not exist or is not a ledger. Quarantines made on the page are recorded
-under dashboard:<your user name>, and hosts sharing the file obey them from their next call.`,
+Reads and writes the ledger (--ledger: the SQLite file, default ${DEFAULT_LEDGER_FILE}, or the
+postgres:// URL hosts record in); exits 1 if it does not exist or is not a ledger. Quarantines made
+on the page are recorded under dashboard:<your user name>, and hosts sharing the ledger obey them
+from their next call.`,
     )
     .action(async (options: { port?: number; token?: string }, command: Command) => perform(command, (context) => dashboardCommand(options, context)));
 

@@ -5,7 +5,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { CorralError, describeIssues } from "../errors.js";
-import { POSTGRES_URL } from "../ledger/postgres-connection.js";
 
 export const DASHBOARD_DEFAULTS = {
   /** 0: any free port, printed. @default 0 */
@@ -20,7 +19,7 @@ export const DASHBOARD_DEFAULTS = {
 export const DashboardToken = z.string().regex(/^[A-Za-z0-9._~-]{16,256}$/, "a token is 16-256 characters of A-Z a-z 0-9 . _ ~ -");
 
 export const DashboardOptions = z.strictObject({
-  /** The ledger file (SQLite) hosts record their calls in. Never created: it must be a ledger already. */
+  /** The ledger hosts record their calls in: a SQLite file or a `postgres://` URL. Never created: it must be a ledger already. */
   ledger: z.string().min(1),
   /** @default 0 */
   port: z.number().int().min(0).max(65_535).optional(),
@@ -45,13 +44,6 @@ export function resolveDashboardOptions(options: unknown): ResolvedDashboardOpti
     throw new CorralError("invalid_options", `dashboard options are invalid: ${detail}`, { issues: parsed.error.issues });
   }
   const given = parsed.data;
-  if (POSTGRES_URL.test(given.ledger)) {
-    // Not echoed: the URL may hold a password.
-    throw new CorralError(
-      "invalid_options",
-      "the dashboard reads SQLite ledger files only so far, not a PostgreSQL ledger (docs/dashboard.md says what its port needs); run it on a SQLite ledger",
-    );
-  }
   return {
     ledger: given.ledger,
     port: given.port ?? DASHBOARD_DEFAULTS.port,

@@ -2,7 +2,7 @@
  * @module src/dashboard/server
  * createDashboard(options): the audit dashboard, an HTTP server on
  * 127.0.0.1. It owns a read-only DashboardReader (every page's query) and a
- * Ledger on the same file (the page's quarantines and releases, the same
+ * Ledger on the same ledger (the page's quarantines and releases, the same
  * writes the CLI makes), and closes the server, then both, in close().
  *
  * ```
@@ -11,17 +11,17 @@
  *   └ /api/* ─▶ bearer token ─▶ 401 ─▶ DashboardApi (api.ts) ─▶ JSON
  * ```
  *
- * The file must be a ledger already: it is checked read-only before the
- * Ledger opens it, so a wrong --ledger never gets the ledger's tables
+ * The ledger (a SQLite file or a postgres:// URL) must be one already
+ * (open-ledger.ts), so a wrong --ledger never gets the ledger's tables
  * written into it (NotALedgerError).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { HostClosedError } from "../errors.js";
-import { checkLedgerFile, Ledger, SqliteDashboardReader } from "../ledger/index.js";
 import { apiErrorOf, DashboardApi, ApiError } from "./api.js";
 import { loadAssets, type Asset } from "./assets.js";
 import { Guard, setSecurityHeaders } from "./guard.js";
+import { openDashboardLedger } from "./open-ledger.js";
 import { resolveDashboardOptions, type DashboardOptions } from "./options.js";
 
 /** A quarantine's body is a source id and a reason: far below this. */
@@ -41,17 +41,8 @@ export type Dashboard = {
 
 export async function createDashboard(options: DashboardOptions): Promise<Dashboard> {
   const resolved = resolveDashboardOptions(options);
-  checkLedgerFile(resolved.ledger);
   const assets = loadAssets();
-  // The Ledger first: it migrates an older ledger to the schema the reader needs.
-  const ledger = new Ledger({ store: resolved.ledger });
-  let reader: SqliteDashboardReader;
-  try {
-    reader = new SqliteDashboardReader(resolved.ledger);
-  } catch (error) {
-    await ledger.close();
-    throw error;
-  }
+  const { ledger, reader } = await openDashboardLedger(resolved.ledger);
   const api = new DashboardApi(reader, ledger, resolved);
   let guard: Guard | undefined;
   const server = createServer((request, response) => {

@@ -68,7 +68,9 @@ class CorralHost implements Host {
       },
       onStoreStatus: (status) => this.#storeStatus(status),
     });
-    this.#quarantine = new QuarantineView(this.#ledger);
+    this.#quarantine = new QuarantineView(this.#ledger, {
+      onChangeElsewhere: (state) => this.#events.emit({ type: "state_changed_elsewhere", source: state.source, state, at: Date.now() }),
+    });
     const effectPolicy = resolveEffectPolicy(options.effects);
     const gate = options.beforeToolCall ?? defaultGate;
     this.#capabilities = createHostCapabilities({ capabilities: options.capabilities, ledgerStore: options.ledger?.store, effectPolicy, gate, logger: this.#logger });

@@ -13,6 +13,12 @@
  * `declarations()` must
  * answer synchronously and reads the same states; a refresh every few seconds
  * keeps them fresh when no call comes.
+ *
+ * A source that a read finds quarantined where the view had it active, or
+ * the other way round, was changed by someone else (another host, the CLI,
+ * the dashboard): `onChangeElsewhere` is told, so that what the host declares
+ * can be announced again (MCP's tools/list_changed). This host's own changes
+ * come through learn() and are not told here: the Ledger announces them.
  */
 import { CorralError } from "../errors.js";
 import type { Ledger, SourceState } from "../ledger/index.js";
@@ -33,10 +39,12 @@ export class QuarantineView {
   #refreshedAt: number | undefined;
   readonly #timer: NodeJS.Timeout;
   readonly #now: () => number;
+  readonly #onChangeElsewhere: (state: SourceState) => void;
 
-  constructor(ledger: Ledger, now: () => number = Date.now) {
+  constructor(ledger: Ledger, options: { now?: () => number; onChangeElsewhere?: (state: SourceState) => void } = {}) {
     this.#ledger = ledger;
-    this.#now = now;
+    this.#now = options.now ?? Date.now;
+    this.#onChangeElsewhere = options.onChangeElsewhere ?? (() => undefined);
     this.#timer = setInterval(() => void this.refresh().catch(() => undefined), REFRESH_MS);
     this.#timer.unref();
   }
@@ -74,10 +82,13 @@ export class QuarantineView {
       const known = this.#states.get(source);
       return known !== undefined && this.isQuarantined(source) ? known : { source, state: "active", since: null };
     }
+    const before = this.isQuarantined(source);
     this.learn(state);
+    if (this.isQuarantined(source) !== before) this.#onChangeElsewhere(state);
     return state;
   }
 
+  /** A state this host's own write answered (its call's record, its quarantine or release). */
   learn(state: SourceState): void {
     this.#known.set(state.source, state);
     if (state.state === "quarantined") this.#states.set(state.source, state);
@@ -108,11 +119,18 @@ export class QuarantineView {
     const counter = this.#ledger.changesElsewhere();
     if (counter !== undefined && counter === this.#refreshedAt) return;
     const rows = await this.#ledger.summary();
+    const before = new Set([...this.#states.keys()].filter((source) => this.isQuarantined(source)));
     this.#states.clear();
     this.#known.clear();
     this.#counter = undefined;
     this.#refreshedAt = counter;
     for (const row of rows) this.learn(row.state);
+    for (const row of rows) {
+      const source = row.state.source;
+      if (this.isQuarantined(source) !== before.delete(source)) this.#onChangeElsewhere(row.state);
+    }
+    // Quarantined before, and no longer in the ledger at all (a ledger replaced under the host): active now.
+    for (const source of before) this.#onChangeElsewhere({ source, state: "active", since: null });
   }
 
   close(): void {

@@ -5,12 +5,9 @@
  * by loading every row), and the plain data they answer, as zod schemas so
  * that every implementation is checked on the way out.
  *
- * SQLite answers them in sqlite-dashboard.ts. A server store (PostgreSQL)
- * implements the same interface with the same SQL but for what sqlite-
- * dashboard.ts marks as SQLite's own: `json_each` for a list of sources
- * (`= ANY($1)` there), `PRAGMA data_version` for version() (a sequence
- * bumped by each commit, or LISTEN/NOTIFY), and the outcomes column read as
- * JSON text (jsonb there). It needs the strike_minutes table too.
+ * One implementation answers them for every database, SqlDashboardReader
+ * (sql-dashboard-reader.ts) over one set of statements (dashboard-sql.ts);
+ * SqliteDashboardReader and PostgresDashboardReader give it a connection.
  */
 import { z } from "zod";
 import { EpochMs, EventKind, SourceState, StrikeEntry } from "./types.js";

@@ -34,10 +34,14 @@ export class LedgerUnavailableError extends CorralError {
   }
 }
 
-/** A file given as a ledger that is none: missing, not SQLite, or SQLite without the ledger's tables. Nothing was written to it. */
+/**
+ * A file (or a PostgreSQL schema) given as a ledger that is none: missing,
+ * not SQLite, SQLite without the ledger's tables, a schema no corral made.
+ * Nothing was written to it. `path` is a file, or a URL without its password.
+ */
 export class NotALedgerError extends CorralError {
   override name = "NotALedgerError";
   constructor(path: string, why: string) {
-    super("not_a_ledger", `${path} is not a corral ledger (${why}); point --ledger at the file a host records its calls in`, { path, why });
+    super("not_a_ledger", `${path} is not a corral ledger (${why}); point --ledger at the file or postgres:// URL a host records its calls in`, { path, why });
   }
 }

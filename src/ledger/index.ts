@@ -22,6 +22,7 @@ export {
   type TimelineRequest,
 } from "./dashboard-reader.js";
 export { SqliteDashboardReader, checkLedgerFile } from "./sqlite-dashboard.js";
+export { PostgresDashboardReader } from "./postgres-dashboard.js";
 
 // Policy
 export { DEFAULT_POLICY, QuarantinePolicy, UNTIL_RELEASED_POLICY, decideQuarantine, type QuarantineDecision } from "./policy.js";

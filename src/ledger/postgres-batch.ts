@@ -18,6 +18,7 @@
 import type { PoolClient } from "pg";
 import type { PostgresSql } from "./postgres-sql.js";
 import { runEnd, sumRun } from "./record-runs.js";
+import { STRIKE_MINUTES_KEPT_MS } from "./sqlite-schema.js";
 import { toState, type StateRow } from "./sqlite-rows.js";
 import type { Applied, RecordOptions } from "./store.js";
 import { initialState, type Transition } from "./transitions.js";
@@ -68,7 +69,7 @@ async function countRun(client: PoolClient, sql: PostgresSql, run: readonly Batc
   ]);
   if (!strike) return [];
   const keep = (run[0] as BatchItem).options.keepStrikes;
-  const before = await client.query<{ at: number }>(sql.keepStrike, [call.source, call.tool, call.version, call.callId, call.outcome, call.message ?? "", call.at, keep - 1, call.caller ?? null]);
+  const before = await client.query<{ at: number }>(sql.keepStrike, [call.source, call.tool, call.version, call.callId, call.outcome, call.message ?? "", call.at, keep - 1, call.caller ?? null, call.at - STRIKE_MINUTES_KEPT_MS]);
   return [call.at, ...before.rows.map((row) => row.at)];
 }
 

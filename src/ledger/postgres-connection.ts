@@ -105,8 +105,11 @@ export function connectionConfig(options: ResolvedPostgresOptions, name: string)
   };
 }
 
-export function createPool(options: ResolvedPostgresOptions, name: string): pg.Pool {
-  const pool = new pg.Pool({ ...connectionConfig(options, name), max: options.poolSize, idleTimeoutMillis: 30_000 });
+/** `readOnly`: every session refuses writes (default_transaction_read_only), as a reader that must never write wants. */
+export function createPool(options: ResolvedPostgresOptions, name: string, readOnly = false): pg.Pool {
+  const config: pg.PoolConfig = { ...connectionConfig(options, name), max: options.poolSize, idleTimeoutMillis: 30_000 };
+  if (readOnly) config.options = "-c default_transaction_read_only=on";
+  const pool = new pg.Pool(config);
   // An idle connection the server drops emits here; without a listener the process would die.
   // The next query on the pool opens a new connection, or fails and is sorted by classify().
   pool.on("error", () => undefined);

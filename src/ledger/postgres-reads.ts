@@ -13,7 +13,8 @@ import type { StoredSource, StoredSourceDetail } from "./store.js";
 import { initialState } from "./transitions.js";
 import { LedgerEvent, type SourceState } from "./types.js";
 
-async function inSnapshot<T>(client: PoolClient, work: () => Promise<T>): Promise<T> {
+/** Runs `work` in one REPEATABLE READ READ ONLY transaction on `client`: its reads agree with each other. */
+export async function inSnapshot<T>(client: PoolClient, work: () => Promise<T>): Promise<T> {
   await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
   try {
     const result = await work();

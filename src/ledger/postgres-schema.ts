@@ -18,7 +18,7 @@
 import type { PoolClient } from "pg";
 import { LedgerUnavailableError } from "./errors.js";
 
-export const PG_SCHEMA_VERSION = 2;
+export const PG_SCHEMA_VERSION = 3;
 /** The mark in `meta` that says this schema is a corral ledger. */
 const OWNER = "corral-ledger";
 
@@ -103,6 +103,18 @@ function upgrades(schema: string): string[] {
   return [
     // 2: who a strike's call was made for (`mcp:<session>`, `model:<uuid>`); NULL for the program's own calls.
     `ALTER TABLE ${s}.strikes ADD COLUMN caller TEXT`,
+    // 3: strikes per source and minute, for the dashboard's timelines (the strikes table keeps only each
+    // source's last few). Written in each strike's transaction (postgres-sql.ts, keepStrike) under the
+    // source's row lock, kept STRIKE_MINUTES_KEPT_MS; filled here from the strikes still kept. The index
+    // covers the count of every source over a range of minutes, as SQLite's does.
+    `CREATE TABLE ${s}.strike_minutes (
+       source TEXT NOT NULL,
+       minute BIGINT NOT NULL CHECK (minute % 60000 = 0),
+       n      BIGINT NOT NULL CHECK (n > 0),
+       PRIMARY KEY (source, minute)
+     );
+     CREATE INDEX strike_minutes_by_minute ON ${s}.strike_minutes (minute) INCLUDE (n);
+     INSERT INTO ${s}.strike_minutes (source, minute, n) SELECT source, at - at % 60000, count(*) FROM ${s}.strikes GROUP BY 1, 2`,
   ];
 }
 

@@ -48,13 +48,17 @@ export function postgresSql(schema: string) {
         last_strike_outcome = coalesce(excluded.last_strike_outcome, t.last_strike_outcome),
         last_strike_message = coalesce(excluded.last_strike_message, t.last_strike_message)`,
     /**
-     * $1 source $2 tool $3 version $4 call id $5 outcome $6 message $7 at $8 keepStrikes - 1 $9 caller:
-     * keeps the strike, prunes all but the $8 newest before it, and returns those $8's times (newest first).
-     * Every part sees the table as it was before this statement.
+     * $1 source $2 tool $3 version $4 call id $5 outcome $6 message $7 at $8 keepStrikes - 1 $9 caller
+     * $10 the oldest minute the timeline keeps: keeps the strike, prunes all but the $8 newest before it,
+     * counts it in its minute (dropping minutes older than $10), and returns those $8's times (newest first).
+     * Every part sees the tables as they were before this statement.
      */
     keepStrike: `WITH prev AS (SELECT id, at FROM ${s}.strikes WHERE source = $1 ORDER BY id DESC LIMIT $8),
       ins AS (INSERT INTO ${s}.strikes (source, tool, version, call_id, outcome, message, at, caller) VALUES ($1, $2, $3, $4, $5, $6, $7, $9)),
-      del AS (DELETE FROM ${s}.strikes WHERE source = $1 AND id NOT IN (SELECT id FROM prev))
+      del AS (DELETE FROM ${s}.strikes WHERE source = $1 AND id NOT IN (SELECT id FROM prev)),
+      minute AS (INSERT INTO ${s}.strike_minutes AS m (source, minute, n) VALUES ($1, $7::bigint - $7::bigint % 60000, 1)
+        ON CONFLICT (source, minute) DO UPDATE SET n = m.n + 1),
+      old AS (DELETE FROM ${s}.strike_minutes WHERE source = $1 AND minute < $10::bigint)
       SELECT at FROM prev ORDER BY id DESC`,
     /** $1 source $2 version $3 at $4 tools: a load makes the source, its version and its tools (zero calls) known; counts nothing. */
     recordLoad: `WITH n AS (INSERT INTO ${s}.sources (source, state, last_version) VALUES ($1, 'active', $2) ON CONFLICT DO NOTHING),

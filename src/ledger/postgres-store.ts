@@ -102,6 +102,18 @@ export class PostgresLedgerStore implements LedgerStore {
     for (const watcher of this.#watchers) watcher.status(status);
   }
 
+  /**
+   * Resolves once the store has connected and brought its schema up to date
+   * (created it, unless createSchema is false); rejects with the reason
+   * (ledger_unavailable) when it cannot. Every other method waits for this
+   * itself; a program that wants to fail at start rather than at its first
+   * use awaits it.
+   */
+  ready(): Promise<void> {
+    if (this.#closed) return Promise.reject(new LedgerClosedError("the PostgreSQL ledger store"));
+    return this.#whenReady();
+  }
+
   /** Connects and brings the schema up to date once; a failure that a retry may cure is tried again next time. */
   #whenReady(): Promise<void> {
     if (this.#fatal !== undefined) return Promise.reject(this.#fatal);

@@ -3,7 +3,8 @@
  * `corral dashboard` as a user runs it: it prints the address with its token
  * and serves the ledger until SIGTERM, then exits 0; the token can come from
  * --token or CORRAL_DASHBOARD_TOKEN; a ledger file that is no ledger (or
- * none at all) is a clear error and exit 1.
+ * none at all) is a clear error and exit 1; a PostgreSQL ledger is served,
+ * and its URL's password never printed.
  */
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -13,6 +14,10 @@ import { join } from "node:path";
 import { tempDir } from "../helpers/host.js";
 import { seedLedger } from "../helpers/ledger-seed.js";
 import { BIN, runCli } from "./cli-process.js";
+import { SKIP_POSTGRES, postgresUrl, testSchemas } from "../../src/ledger/testing/postgres.js";
+
+const schemas = testSchemas("cli_dash");
+after(() => schemas.dropAll());
 
 /** Starts `corral dashboard`, reads the address it prints, asks the API, then stops it with SIGTERM. */
 async function serveOnce(args: string[], env: Record<string, string>, cwd: string): Promise<{ stdout: string; status: number; total: number }> {
@@ -74,10 +79,29 @@ describe("corral dashboard", { timeout: 90_000 }, () => {
     assert.match(missing.stderr, /is not a corral ledger \(no such file\)/);
     const badPort = await runCli(["dashboard", "--port", "70000", "--ledger", ledger], { cwd: dir.path });
     assert.equal(badPort.code, 2);
-    // A PostgreSQL ledger is refused as unsupported, without echoing its URL (it may hold a password).
+    // A PostgreSQL server that is not there: exit 1, and the URL's password is never echoed.
     const postgres = await runCli(["dashboard", "--ledger", "postgres://ops:hunter2@127.0.0.1:1/ledger"], { cwd: dir.path });
-    assert.equal(postgres.code, 2);
-    assert.match(postgres.stderr, /SQLite ledger files only/);
+    assert.equal(postgres.code, 1);
+    assert.match(postgres.stderr, /postgres:\/\/ops@127\.0\.0\.1:1\/ledger could not open the ledger/);
     assert.doesNotMatch(postgres.stderr + postgres.stdout, /hunter2/);
+  });
+
+  it("serves a PostgreSQL ledger, printing its URL without the password", { skip: SKIP_POSTGRES }, async () => {
+    const schema = schemas.next();
+    const base = new URL(postgresUrl());
+    base.password = "hunter2";
+    base.searchParams.set("schema", schema);
+    const url = base.toString();
+    // An empty schema is no ledger: refused, and left empty.
+    const empty = await runCli(["dashboard", "--ledger", url], { cwd: dir.path });
+    assert.equal(empty.code, 1);
+    assert.match(empty.stderr, /there is no corral ledger in the schema/);
+    assert.doesNotMatch(empty.stderr + empty.stdout, /hunter2/);
+    await seedLedger(url, [{ source: "agent:fleet", tool: "t", outcome: "timeout", at: Date.now() }]);
+    const served = await serveOnce(["--ledger", url], {}, dir.path);
+    assert.match(served.stdout, /corral dashboard of postgres:\/\/postgres@127\.0\.0\.1:5432\/test/);
+    assert.doesNotMatch(served.stdout, /hunter2/);
+    assert.equal(served.status, 200);
+    assert.equal(served.total, 1);
   });
 });

@@ -1,9 +1,9 @@
 /**
  * @module test/helpers/fleet-host
- * One host of the fleet test (test/surface/postgres-fleet.test.ts), in a
- * process of its own: a real host (one sandbox worker) on the PostgreSQL
- * ledger named by argv[2], with the hostile tool `spin` of HOSTILE_SOURCE
- * loaded. It answers lines on stdin:
+ * One host of the fleet test (test/surface/postgres-fleet.test.ts) and of
+ * test/mcp/mcp-elsewhere.test.ts, in a process of its own: a real host (one
+ * sandbox worker) on the ledger named by argv[2] (a PostgreSQL URL or a
+ * SQLite file), with the hostile tool `spin` of HOSTILE_SOURCE loaded. It answers lines on stdin:
  *
  * - `burst <n>`: calls `spin` n times, one after another, and writes
  *   `result <outcome> <callId>` after each call returns (a strike's record
@@ -21,7 +21,7 @@ import { tempDir, toolSource } from "./host.js";
 export const HOSTILE_SOURCE = "agent:fleet-hostile";
 
 const url = process.argv[2];
-if (url === undefined) throw new Error("usage: fleet-host.js <postgres url> [strikes]");
+if (url === undefined) throw new Error("usage: fleet-host.js <postgres url | ledger file> [strikes]");
 const strikes = Number(process.argv[3] ?? 3);
 
 const cache = tempDir("corral-fleet-");

@@ -17,7 +17,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { allowedHosts, refuse, type GuardSettings } from "./http-guard.js";
+import { refuse, type AllowedHost, type GuardSettings } from "./http-guard.js";
 import type { McpSession } from "./session.js";
 
 export const MCP_PATH = "/mcp";
@@ -29,6 +29,8 @@ export type HttpSettings = {
   maxBodyBytes: number;
   maxSessions: number;
   allowedOrigins: readonly string[];
+  /** Names the Host header may take besides this server's own address (http-guard.ts). */
+  allowedHosts: readonly AllowedHost[];
 };
 
 export type McpHttpServer = {
@@ -142,7 +144,7 @@ export async function listenHttp(settings: HttpSettings, newSession: (sessionId:
     server.listen(settings.port, settings.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  guard = { token: settings.token, hosts: allowedHosts(settings.host, port), origins: new Set(settings.allowedOrigins), port };
+  guard = { token: settings.token, allowedHosts: settings.allowedHosts, origins: new Set(settings.allowedOrigins), port };
   const hostForUrl = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
 
   return {

@@ -12,6 +12,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { z } from "zod";
 import { CorralError, HostClosedError, describeIssues } from "../../errors.js";
 import type { Host } from "../../host/index.js";
+import { parseHost } from "./http-guard.js";
 import { listenHttp, type McpHttpServer } from "./http-server.js";
 import { McpSession, type SessionSettings } from "./session.js";
 
@@ -61,8 +62,19 @@ export const McpHttpOptions = z.strictObject({
   maxBodyBytes: z.number().int().min(1024).optional(),
   /** @default 64 */
   maxSessions: z.number().int().min(1).optional(),
-  /** Browser origins allowed besides loopback ones (`http://localhost:<port>` and the like). @default none */
+  /** Browser origins allowed besides this server's own (an origin whose host would pass as Host). @default none */
   allowedOrigins: z.array(z.string().url()).optional(),
+  /**
+   * Names the Host header may take besides this server's own address (and
+   * `localhost` on a loopback connection): `name` on any port (a proxy in
+   * front may use its own), `name:port`, `[v6]` or `[v6]:port`. Needed for a
+   * DNS name clients use, a proxy's name, or a port forwarded elsewhere. @default none
+   */
+  allowedHosts: z.array(z.string().transform((text, ctx) => {
+    const parsed = parseHost(text, null);
+    if (parsed === null) ctx.addIssue({ code: "custom", message: `${JSON.stringify(text.slice(0, 100))} is not a host name, an address or name:port` });
+    return parsed ?? { name: "", port: null };
+  })).optional(),
 });
 export type McpHttpOptions = z.input<typeof McpHttpOptions>;
 
@@ -128,6 +140,7 @@ export function createMcpServer(host: Host, options: McpServerOptions = {}): Cor
           maxBodyBytes: h.maxBodyBytes ?? MCP_HTTP_DEFAULTS.maxBodyBytes,
           maxSessions: h.maxSessions ?? MCP_HTTP_DEFAULTS.maxSessions,
           allowedOrigins: h.allowedOrigins ?? [],
+          allowedHosts: h.allowedHosts ?? [],
         },
         (callerId) => open(callerId),
       );

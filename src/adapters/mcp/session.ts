@@ -11,7 +11,7 @@
  * tools/call ─▶ host.call(name, args, { caller, scope: caller.id, signal }) ─▶ CallToolResult
  *                 signal: notifications/cancelled, or the HTTP client gone
  *                 progress: every progressIntervalMs while it runs, when asked
- * host events (quarantine, release, tools_changed) ─▶ tools/list_changed
+ * host events (quarantine, release, state_changed_elsewhere, tools_changed) ─▶ tools/list_changed
  * ```
  *
  * The low-level `Server` is used, not `McpServer.registerTool`: a tool's
@@ -34,7 +34,8 @@ export type SessionSettings = {
   instructions: string | undefined;
 };
 
-const LIST_CHANGING_EVENTS: ReadonlySet<string> = new Set(["quarantine", "release", "tools_changed"]);
+/** This host's quarantines and releases, another process's as the host learns them, and tools added or replaced. */
+const LIST_CHANGING_EVENTS: ReadonlySet<string> = new Set(["quarantine", "release", "state_changed_elsewhere", "tools_changed"]);
 
 export class McpSession {
   readonly server: Server;

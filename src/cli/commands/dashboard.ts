@@ -1,7 +1,8 @@
 /**
  * @module src/cli/commands/dashboard
  * `corral dashboard [--port N] [--token T]`: serves the audit dashboard of
- * the ledger file (--ledger) on 127.0.0.1 until interrupted. The token is
+ * the ledger (--ledger: a SQLite file or a postgres:// URL, never printed
+ * with its password) on 127.0.0.1 until interrupted. The token is
  * --token, else CORRAL_DASHBOARD_TOKEN, else a random one; the address
  * printed carries it in its fragment, which the browser never sends on.
  * Quarantines and releases made on the page are the ledger's events under
@@ -9,7 +10,7 @@
  */
 import { createDashboard } from "../../dashboard/index.js";
 import { CorralError } from "../../errors.js";
-import { CliFailure, EXIT, UsageError, writeLines, type CliContext, type ExitCode } from "../context.js";
+import { CliFailure, EXIT, ledgerLabel, UsageError, writeLines, type CliContext, type ExitCode } from "../context.js";
 import { defaultActor } from "./quarantine.js";
 import { untilSignal } from "../until-signal.js";
 
@@ -43,7 +44,7 @@ export async function dashboardCommand(options: DashboardCliOptions, context: Cl
   try {
     const told = options.token !== undefined ? "--token" : token !== undefined ? DASHBOARD_TOKEN_ENV : null;
     writeLines(context.io.stdout, [
-      `corral dashboard of ${context.ledgerFile}`,
+      `corral dashboard of ${ledgerLabel(context.ledgerFile)}`,
       told === null ? `open ${dashboard.openUrl}` : `open ${dashboard.url} with the token from ${told} (${dashboard.url}#token=<token>)`,
       "(Ctrl-C to stop)",
     ]);

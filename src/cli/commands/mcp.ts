@@ -28,6 +28,8 @@ export type McpOptions = {
   http: boolean;
   port?: number;
   host?: string;
+  /** From --allowed-host: names the Host header may take besides the server's own address. */
+  allowedHosts?: string[];
   /** From --token, else CORRAL_MCP_TOKEN; a random one when neither. */
   token?: string;
   workers: number;
@@ -49,6 +51,7 @@ export async function mcpCommand(paths: string[], options: McpOptions, context: 
       if (options.http) {
         const listening = await server.listen({
           ...(options.host !== undefined ? { host: options.host } : {}),
+          ...(options.allowedHosts !== undefined ? { allowedHosts: options.allowedHosts } : {}),
           ...(options.port !== undefined ? { port: options.port } : {}),
           ...(options.token !== undefined ? { token: options.token } : {}),
         });
