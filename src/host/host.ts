@@ -50,6 +50,8 @@ class CorralHost implements Host {
   readonly #callDeps: CallDeps;
   readonly #telemetry: Telemetry;
   readonly #codeMode: CodeMode | undefined;
+  /** Calls not yet settled (see #track). */
+  readonly #calls = new Set<Promise<ToolResult>>();
   #closed = false;
 
   constructor(options: ResolvedHostOptions) {
@@ -126,7 +128,7 @@ class CorralHost implements Host {
       options: resolveCodeModeOptions(options.codeMode),
       catalog: this.#catalog,
       isQuarantined: (source) => this.#quarantine.isQuarantined(source),
-      call: (name, input, callOptions) => runCall(this.#callDeps, name, input, callOptions),
+      call: (name, input, callOptions) => this.#track(runCall(this.#callDeps, name, input, callOptions)),
     });
     this.#registerBuiltins();
   }
@@ -264,7 +266,18 @@ class CorralHost implements Host {
 
   async call(name: string, input: unknown, options?: CallOptions): Promise<ToolResult> {
     this.#assertAlive();
-    return runCall(this.#callDeps, name, input, hostArguments.call(name, options));
+    return this.#track(runCall(this.#callDeps, name, input, hostArguments.call(name, options)));
+  }
+
+  /**
+   * Keeps a call until it settles, so close() can wait for its record: a call
+   * the closing pool ends (cancelled, or its worker stopped) still reaches
+   * the ledger before the ledger closes.
+   */
+  #track(call: Promise<ToolResult>): Promise<ToolResult> {
+    this.#calls.add(call);
+    void call.finally(() => this.#calls.delete(call)).catch(() => undefined);
+    return call;
   }
 
   on(listener: HostEventListener): () => void {
@@ -337,6 +350,10 @@ class CorralHost implements Host {
     try {
       await this.#pool.close();
     } finally {
+      // The pool has answered every call it held: their records are written
+      // now. A call still waiting on a gate that never answers has no record
+      // to write; it is not waited for past CLOSE_WAIT_MS.
+      await settledWithin(this.#calls, CLOSE_WAIT_MS);
       await this.#capabilities.close();
       await this.#ledger.close();
     }
@@ -345,6 +362,19 @@ class CorralHost implements Host {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+/** How long close() waits for calls the closing pool ended to write their records. */
+const CLOSE_WAIT_MS = 2_000;
+
+async function settledWithin(calls: Iterable<Promise<unknown>>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  await Promise.race([Promise.allSettled([...calls]), waited]);
+  clearTimeout(timer);
 }
 
 /** What a `corral.load` span records of a load's result. */

@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
-import { Ledger, outcomeOf, SqliteLedgerStore, type Host, type HostEvent } from "../../src/index.js";
+import { createHost, Ledger, outcomeOf, SqliteLedgerStore, type Host, type HostEvent } from "../../src/index.js";
 import { tempDir, toolSource, withHost } from "../helpers/host.js";
 import { COMMIT_BEHIND_MS } from "../../src/ledger/sqlite-store.js";
 
@@ -203,6 +203,31 @@ describe("the ledger through the host", { timeout: 180_000 }, () => {
       );
     } finally {
       await operator.close();
+      dir.remove();
+    }
+  });
+
+  it("close() while calls run: each is answered and recorded before the ledger closes", async () => {
+    const dir = tempDir();
+    const path = join(dir.path, "ledger.db");
+    const host = createHost({ workers: 1, cacheDir: join(dir.path, "cache"), ledger: { store: path } });
+    try {
+      assert.ok((await host.load({ source: "agent:slow", code: toolSource({ name: "slow", run: "await new Promise((r) => setTimeout(r, 10_000)); return 'late';" }) })).ok);
+      const calls = [host.call("slow", {}, { timeoutMs: 20_000 }), host.call("slow", {}, { timeoutMs: 20_000 })];
+      // Both reach the worker (one runs, one waits behind it) before the host closes.
+      await sleep(300);
+      await host.close();
+      const kinds = (await Promise.all(calls)).map(outcomeOf);
+      assert.ok(kinds.every((kind) => kind !== "ok"), kinds.join(", "));
+      const ledger = new Ledger({ store: path });
+      try {
+        const report = await ledger.sourceReport("agent:slow");
+        assert.equal(report?.totals.calls, 2, `both calls are in the ledger: ${JSON.stringify(report?.totals.outcomes)}`);
+      } finally {
+        await ledger.close();
+      }
+    } finally {
+      await host.close();
       dir.remove();
     }
   });

@@ -22,7 +22,7 @@ import { loadFailureLines } from "../format.js";
 import { BUNDLED_PLUGINS_DIR, packageVersion } from "../plugins-dir.js";
 import { isFolderOfPlugins } from "./check.js";
 import { MCP_TOKEN_ENV } from "./mcp-env.js";
-import { untilSignal } from "../until-signal.js";
+import { holdSignalsWhileClosing, untilSignal } from "../until-signal.js";
 
 export type McpOptions = {
   http: boolean;
@@ -68,6 +68,7 @@ export async function mcpCommand(paths: string[], options: McpOptions, context: 
         await Promise.race([ended, untilSignal()]);
       }
     } finally {
+      holdSignalsWhileClosing();
       await server.close();
     }
     return EXIT.ok;
