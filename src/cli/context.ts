@@ -61,8 +61,8 @@ export async function withCliHost<T>(
   fn: (host: Host) => Promise<T>,
   /** The demo keeps its record in memory: run after run, it must show the same thing. */
   ledgerStore: string | false = context.ledgerFile,
-  /** More host options (the demo grants its plugins a network origin). */
-  extra: Partial<Pick<HostOptions, "effects" | "capabilities">> = {},
+  /** More host options (the demo grants its plugins a network origin and turns Code Mode on). */
+  extra: Partial<Pick<HostOptions, "effects" | "capabilities" | "codeMode">> = {},
 ): Promise<T> {
   const host = createHost({ workers, cacheDir: context.cacheDir, logger: context.logger, ledger: { store: ledgerStore }, ...extra });
   try {

@@ -2,7 +2,8 @@
  * @module src/cli/commands/demo
  * `corral demo` (what `npm start` runs): one host, the bundled plugins, and
  * two tools an agent might write, one that never returns and one that eats
- * memory without end. Each runs into its limit; the host answers the next
+ * memory without end, and a Code Mode script that calls two plugins. Each
+ * runaway runs into its limit; the host answers the next
  * call as if nothing happened. Goes through createHost only, like any user.
  *
  * The plugins are not the demo's to guarantee: a plugin that is missing or
@@ -70,6 +71,11 @@ const RUNAWAY_TOOLS: readonly AgentTool[] = [
   },
 ];
 
+/** Code Mode: one script that calls two plugins and hands back only what is needed. */
+const SCRIPT = `const stats = await tools.text_stats({ text: "Code Mode runs a script. The script calls tools." });
+const far = await tools.unit_convert({ value: stats.words, from: "km", to: "mi" });
+return { words: stats.words, miles: Math.round(far.value * 100) / 100 };`;
+
 /** Only for the liveness check, when no plugin loaded at all. */
 const ECHO_TOOL: AgentTool = {
   source: "agent:demo-echo",
@@ -86,6 +92,7 @@ export async function demoCommand(context: CliContext): Promise<ExitCode> {
   try {
     return await withCliHost(context, DEMO_WORKERS, demoRun(report, census, context, site), false, {
       effects: { plugin: { net_read: "allow", read: "allow" } },
+      codeMode: {},
       capabilities: { sources: { plugin: { net: { allow: [site.origin] } } } },
     });
   } finally {
@@ -115,6 +122,14 @@ function demoRun(report: DemoReport, census: WorkerCensus, context: CliContext, 
       if (loaded.has("fetch_page")) report.call(await host.call("fetch_page", { url }));
       else report.skip("fetch_page");
     }
+
+    // Code Mode: a model's script, one call of run_code, two nested tool calls inside it.
+    if (loaded.has("text_stats") && loaded.has("unit_convert")) {
+      const script = await host.call("run_code", { code: SCRIPT });
+      report.call(script);
+      const calls = (script.details as { calls?: { tool: string; kind: string }[] } | undefined)?.calls;
+      if (Array.isArray(calls)) report.line(`      its nested calls: ${calls.map((call) => `${call.tool} ${call.kind}`).join(", ")}`);
+    } else report.skip("run_code");
 
     report.line("");
     for (const runaway of RUNAWAY_TOOLS) {
