@@ -43,7 +43,7 @@ const stats = await runCampaign({
   onProgress(done, s) {
     if (done % 100 === 0 || done === count) {
       const perProgram = (performance.now() - startedAt) / done;
-      console.log(`  ${done}/${count} programs, ${s.failures.length} failures, ${perProgram.toFixed(0)} ms each, worker RSS max ${s.maxRssMb.toFixed(0)} MB, latest answer ${s.maxLateMs.toFixed(0)} ms past its limit`);
+      console.log(`  ${done}/${count} programs, ${s.failures.length} failures, ${s.starved.length} benign timeouts when starved, ${perProgram.toFixed(0)} ms each, worker RSS max ${s.maxRssMb.toFixed(0)} MB, latest answer ${s.maxLateMs.toFixed(0)} ms past its limit`);
     }
   },
 });
@@ -58,6 +58,7 @@ console.log(
       maxLateMs: Math.round(stats.maxLateMs),
       idleRssMb: Math.round(stats.idleRssMb),
       maxRssMb: Math.round(stats.maxRssMb),
+      starvedBenignTimeouts: stats.starved,
     },
     null,
     2,
