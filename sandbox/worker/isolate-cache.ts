@@ -8,7 +8,12 @@
  */
 import type { ToolIsolate } from "./tool-isolate.js";
 
-export type IsolateCacheOptions = { maxIsolates: number; maxHeapBytes: number };
+export type IsolateCacheOptions = {
+  maxIsolates: number;
+  maxHeapBytes: number;
+  /** Bytes the worker keeps outside the cache (the blank isolate kept ready), counted against maxHeapBytes too. */
+  reservedBytes?: () => number;
+};
 
 export class IsolateCache {
   readonly #entries = new Map<string, ToolIsolate>();
@@ -56,7 +61,7 @@ export class IsolateCache {
   #evict(keepKey: string): void {
     // Each kept isolate at its full size: heap, external buffers and the
     // memory V8 does not count (ToolIsolate.footprintBytes).
-    let heap = 0;
+    let heap = this.#options.reservedBytes?.() ?? 0;
     for (const entry of this.#entries.values()) heap += entry.footprintBytes;
     for (const [key, entry] of this.#entries) {
       if (this.#entries.size <= this.#options.maxIsolates && heap <= this.#options.maxHeapBytes) break;
@@ -75,9 +80,9 @@ export class IsolateCache {
     return dropped;
   }
 
-  /** The kept isolates' full size together (the budget's measure). */
+  /** The kept isolates' full size together, and what the worker reserves beside them (the budget's measure). */
   get footprintBytes(): number {
-    let bytes = 0;
+    let bytes = this.#options.reservedBytes?.() ?? 0;
     for (const entry of this.#entries.values()) bytes += entry.footprintBytes;
     return bytes;
   }

@@ -121,6 +121,8 @@ export class ToolIsolate {
       tool.#runRuntime(timeoutMs, { warm: true });
       // What the blank costs is the runtime's, not the module's that will take it.
       lastResidentBytes = process.memoryUsage.rss();
+      // Its heap, for the warm budget that counts it while it waits.
+      tool.#updateHeap();
       return tool;
     } catch (error) {
       tool.dispose();

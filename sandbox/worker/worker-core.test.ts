@@ -108,6 +108,23 @@ describe("WorkerCore, in process", { timeout: 60_000 }, () => {
     assert.ok(core.warmFootprintBytes - before >= 25 * 1024 * 1024, `counted ${core.warmFootprintBytes - before} bytes`);
   });
 
+  it("counts the blank isolate it keeps ready in the warm budget (the measure eviction uses)", async () => {
+    const other = new WorkerCore(SETTINGS);
+    try {
+      const empty = other.warmFootprintBytes;
+      other.prepareBlank();
+      const withBlank = other.warmFootprintBytes;
+      assert.ok(withBlank - empty > 100_000, `the blank weighs ${withBlank - empty} bytes in the budget`);
+      // A cold call takes the blank as its isolate: the budget then counts that isolate, not both.
+      const reply = (await other.handle(callTask(tool("took_blank", "() => 1"), "took_blank"))) as CallReply;
+      assert.equal(reply.kind, "ok");
+      assert.equal(other.warmIsolates, 1);
+      assert.ok(other.warmFootprintBytes < withBlank * 2, `${other.warmFootprintBytes} bytes after, ${withBlank} with the blank alone`);
+    } finally {
+      other.close();
+    }
+  });
+
   it("runs a debounce over 200,000 events with one pending timer", async () => {
     const run = `() => new Promise((resolve) => { let t; let fired = 0; for (let i = 0; i < 200000; i++) { clearTimeout(t); t = setTimeout(() => { fired++; resolve({ fired }); }, 5); } })`;
     const reply = (await core.handle(callTask(tool("debounce", run), "debounce", { ...LIMITS, timeoutMs: 5_000 }))) as CallReply;

@@ -58,7 +58,12 @@ export class WorkerCore {
 
   constructor(settings: WorkerSettings) {
     this.#settings = settings;
-    this.#cache = new IsolateCache({ maxIsolates: settings.maxWarmIsolates, maxHeapBytes: settings.maxWarmHeapMb * 1024 * 1024 });
+    // The blank isolate kept ready is memory the worker holds too: the budget counts it.
+    this.#cache = new IsolateCache({
+      maxIsolates: settings.maxWarmIsolates,
+      maxHeapBytes: settings.maxWarmHeapMb * 1024 * 1024,
+      reservedBytes: () => (this.#blank?.alive === true ? this.#blank.footprintBytes : 0),
+    });
     this.#blankMemoryMb = settings.defaultMemoryMb;
   }
 
@@ -97,7 +102,7 @@ export class WorkerCore {
     return this.#cache.size;
   }
 
-  /** What the kept isolates weigh in the budget: heap, external buffers, WebAssembly memory. */
+  /** What the kept isolates (and the blank one kept ready) weigh in the budget: heap, external buffers, WebAssembly memory. */
   get warmFootprintBytes(): number {
     return this.#cache.footprintBytes;
   }
