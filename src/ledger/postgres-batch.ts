@@ -65,7 +65,7 @@ async function countRun(client: PoolClient, sql: PostgresSql, run: readonly Batc
   const { wallSum, cpuSum, heap } = sumRun(run);
   await client.query(sql.countRun, [
     call.source, call.tool, call.version, call.outcome, run.length, strike ? 1 : 0, wallSum, cpuSum, last.wallMs, heap, last.at,
-    strike ? call.at : null, strike ? call.outcome : null, strike ? (call.message ?? "") : null,
+    strike ? call.at : null, strike ? call.outcome : null, strike ? (call.message ?? "") : null, call.via ?? null,
   ]);
   if (!strike) return [];
   const keep = (run[0] as BatchItem).options.keepStrikes;

@@ -16,6 +16,7 @@ import { PG_SCHEMA_VERSION } from "./postgres-schema.js";
 import { runStoreSuite } from "./store.case.js";
 import { makeCall, T0 } from "./testing/fixtures.js";
 import { SKIP_POSTGRES, adminQuery, postgresUrl, testSchemas } from "./testing/postgres.js";
+import { assertUpgraded, recordBeforeUpgrade } from "./testing/upgrade.js";
 import { quarantineByHand } from "./transitions.js";
 
 const schemas = testSchemas("store");
@@ -78,6 +79,25 @@ if (SKIP_POSTGRES !== false) {
       } finally {
         await store.close();
       }
+    });
+
+    it("migrates a version-3 schema with records in it: they stay as they were, and scripts' calls count from then on", async () => {
+      const schema = schemas.next();
+      const ledger = new Ledger({ store: new PostgresLedgerStore({ url, schema }), policy: { strikes: 1_000 } });
+      const before = await recordBeforeUpgrade(ledger);
+      await ledger.close();
+      // Make it what a corral of PostgreSQL schema 3 left behind.
+      assert.deepEqual(await adminQuery(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`), [{ value: String(PG_SCHEMA_VERSION) }]);
+      await adminQuery(`DROP TABLE "${schema}".script_calls; UPDATE "${schema}".meta SET value = '3' WHERE key = 'schema_version'`);
+
+      // The CLI's kind of store (createSchema: false) migrates it as a host's does.
+      const migrated = new Ledger({ store: new PostgresLedgerStore({ url, schema, createSchema: false }), policy: { strikes: 1_000 } });
+      try {
+        await assertUpgraded(migrated, before);
+      } finally {
+        await migrated.close();
+      }
+      assert.deepEqual(await adminQuery(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`), [{ value: String(PG_SCHEMA_VERSION) }]);
     });
 
     it("refuses a schema a newer corral made", async () => {

@@ -6,9 +6,9 @@
  */
 import { isStrike, type CallRecord } from "./types.js";
 
-/** Whether `next` counts exactly as `first` does (same row, same outcome, no strike), so one statement can count both. */
+/** Whether `next` counts exactly as `first` does (same rows, same outcome, no strike: one script source or none), so one statement can count both. */
 export function countsWith(first: CallRecord, next: CallRecord): boolean {
-  return !isStrike(next.outcome) && next.source === first.source && next.tool === first.tool && next.version === first.version && next.outcome === first.outcome;
+  return !isStrike(next.outcome) && next.source === first.source && next.tool === first.tool && next.version === first.version && next.outcome === first.outcome && next.via === first.via;
 }
 
 /** Where the run that starts at `start` ends (exclusive): after a strike at once, else after the calls that count as it does. */
