@@ -100,6 +100,28 @@ if (SKIP_POSTGRES !== false) {
       assert.deepEqual(await adminQuery(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`), [{ value: String(PG_SCHEMA_VERSION) }]);
     });
 
+    it("counts scripts' calls exactly when several hosts record the same counters at once", async () => {
+      const schema = schemas.next();
+      const stores = Array.from({ length: 4 }, () => new PostgresLedgerStore({ url, schema }));
+      try {
+        await (stores[0] as PostgresLedgerStore).ready();
+        // Each host: 60 records of one counter (one run per batch) and 15 strikes of another, interleaved with other scripts' calls.
+        await Promise.all(stores.map((store, host) => Promise.all(Array.from({ length: 90 }, (_, i) => {
+          const via = i % 6 === 5 ? `code:other-${host}` : "code:shared";
+          const outcome = i % 6 === 4 ? "timeout" : "ok";
+          return store.recordCall(makeCall({ source: "agent:m", tool: "add", outcome, via, callId: `h${host}-${i}`, at: T0 + i }), { keepStrikes: 3, decide: () => null, behind: true });
+        }))));
+        const shared = await (stores[1] as PostgresLedgerStore).readScriptTools("code:shared", 10);
+        assert.deepEqual(shared.counts.map((c) => [c.outcome, c.calls, c.strikes]).sort(), [["ok", 240, 0], ["timeout", 60, 60]]);
+        const callers = await (stores[2] as PostgresLedgerStore).readScriptCallers("agent:m", 10);
+        assert.equal(callers.total, 5);
+        assert.deepEqual(callers.rows[0], { script: "code:shared", calls: 300, strikes: 60, lastAt: T0 + 88 });
+        assert.deepEqual(callers.rows.slice(1).map((row) => row.calls), [15, 15, 15, 15]);
+      } finally {
+        await Promise.all(stores.map((store) => store.close()));
+      }
+    });
+
     it("refuses a schema a newer corral made", async () => {
       const schema = schemas.next();
       const first = new PostgresLedgerStore({ url, schema });
