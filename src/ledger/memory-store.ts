@@ -7,7 +7,7 @@
  * objects.
  */
 import { LedgerClosedError } from "./errors.js";
-import { byTrouble, scriptCountOf, toScriptToolRows, type ScriptCallCount, type ScriptCallerRow, type StoredScriptCallers, type StoredScriptTools } from "./script-calls.js";
+import { byTrouble, scriptCountsOf, toScriptToolRows, type ScriptCallCount, type ScriptCallerRow, type StoredScriptCallers, type StoredScriptTools } from "./script-calls.js";
 import type { Applied, Decide, LedgerStore, RecordOptions, StoredSource, StoredSourceDetail, StoredTool } from "./store.js";
 import { initialState, type Transition } from "./transitions.js";
 import { emptyTotals, isStrike, type CallRecord, type LedgerEvent, type LoadRecord, type SourceState, type StrikeEntry } from "./types.js";
@@ -113,11 +113,13 @@ export class MemoryLedgerStore implements LedgerStore {
   }
 
   #countScriptCalls(call: CallRecord): void {
-    const count = scriptCountOf([{ call }]);
-    if (count === null) return;
+    for (const count of scriptCountsOf([{ call }])) this.#addScriptCount(count);
+  }
+
+  #addScriptCount(count: ScriptCallCount): void {
     const key = JSON.stringify([count.script, count.source, count.tool, count.outcome]);
     const kept = this.#scriptCalls.get(key);
-    if (kept === undefined) this.#scriptCalls.set(key, count);
+    if (kept === undefined) this.#scriptCalls.set(key, { ...count });
     else Object.assign(kept, { calls: kept.calls + count.calls, strikes: kept.strikes + count.strikes, lastAt: Math.max(kept.lastAt, count.lastAt) });
   }
 

@@ -11,7 +11,7 @@
  */
 import { postgresDialect, toPositional } from "./dashboard-sql.js";
 import { quoteIdent } from "./postgres-schema.js";
-import { atPositions, scriptCallsSql } from "./script-calls-sql.js";
+import { scriptCallsSql } from "./script-calls-sql.js";
 
 const STATE_COLUMNS = "source, state, since, until, reason, actor, last_version";
 const STRIKE_COLUMNS = "source, tool, version, call_id, outcome, message, at, caller";
@@ -19,9 +19,6 @@ const TOOL_COLUMNS = `source, tool, calls, strikes, outcomes::text AS outcomes, 
   last_call_at, last_strike_at, last_strike_outcome, last_strike_message`;
 
 export type PostgresSql = ReturnType<typeof postgresSql>;
-
-/** Where countRun's parameters are, for the script counter it counts along (script-calls-sql.ts). */
-const SCRIPT_COUNT_AT = { source: 1, tool: 2, outcome: 4, calls: 5, strikes: 6, at: 11, script: 15 } as const;
 
 export function postgresSql(schema: string) {
   const s = quoteIdent(schema);
@@ -40,11 +37,13 @@ export function postgresSql(schema: string) {
     lockSources: `SELECT ${STATE_COLUMNS} FROM ${s}.sources WHERE source = ANY($1::text[]) ORDER BY source FOR UPDATE`,
     /**
      * $1 source $2 tool $3 version $4 outcome $5 calls $6 strikes $7 wall sum $8 cpu sum $9 last wall $10 heap $11 at
-     * $12-$14 the strike's at, outcome and message (null if none) $15 the script source that made the calls (null if none),
-     * whose counter is counted here too: no round trip more for a script's calls.
+     * $12-$14 the strike's at, outcome and message (null if none) $15-$18 the script sources among the run's
+     * calls, with their calls, strikes and last at (script-calls.ts, scriptCountsOf; empty arrays when no script
+     * made them): their counters are counted here too, so a script's calls cost no round trip more.
      */
     countRun: `WITH v AS (INSERT INTO ${s}.versions (source, version, first_at) VALUES ($1, $3, $11) ON CONFLICT DO NOTHING),
-      sc AS (${atPositions(scripts.count, SCRIPT_COUNT_AT)}),
+      sc AS (${scripts.countRows(`SELECT x.via, $1, $2, $4, x.calls, x.strikes, x.last_at
+        FROM unnest($15::text[], $16::bigint[], $17::bigint[], $18::bigint[]) AS x (via, calls, strikes, last_at)`)}),
       l AS (UPDATE ${s}.sources SET last_version = $3 WHERE source = $1 AND last_version IS DISTINCT FROM $3)
       INSERT INTO ${s}.tools AS t VALUES ($1, $2, $5, $6, jsonb_build_object($4::text, $5::bigint), $7, $8, $9, $10, $11, $12, $13, $14)
       ON CONFLICT (source, tool) DO UPDATE SET calls = t.calls + excluded.calls, strikes = t.strikes + excluded.strikes,

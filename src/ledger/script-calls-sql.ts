@@ -1,10 +1,9 @@
 /**
  * @module src/ledger/script-calls-sql
  * The SQL of the script-call counters (script-calls.ts), written once for
- * SQLite and PostgreSQL over the dashboard's dialect pieces: the table, its
- * count of a run of records, and the two reports. Parameters are named
- * (`@script`); PostgreSQL numbers them (`toPositional`, or
- * `atPositions` where the count joins the statement that counts the run).
+ * SQLite and PostgreSQL over the dashboard's dialect pieces: the table, how
+ * counts are added to it, and the two reports. Parameters are named
+ * (`@script`); PostgreSQL numbers them (`toPositional`).
  *
  * Reads are bounded by `@limit` in the database: a report never loads every
  * counter of a busy tool, whose callers grow with every MCP session.
@@ -27,17 +26,12 @@ export function scriptCallsTable(d: Pick<SqlDialect, "table">, bigint: string): 
 
 export function scriptCallsSql(d: Pick<SqlDialect, "table" | "byCodePoint" | "greatest">) {
   const t = d.table("script_calls");
+  /** Adds the counts to the row there is, if any. */
+  const addToRow = `ON CONFLICT (via, source, tool, outcome) DO UPDATE SET calls = c.calls + excluded.calls, strikes = c.strikes + excluded.strikes,
+        last_at = ${d.greatest("c.last_at", "excluded.last_at")}`;
   return {
-    /**
-     * @script @source @tool @outcome @calls @strikes @at: counts a run of
-     * calls of one tool and outcome that one script source made; does
-     * nothing when @script is null (a call no script made).
-     */
-    count: `INSERT INTO ${t} AS c (via, source, tool, outcome, calls, strikes, last_at)
-      SELECT CAST(@script AS TEXT), CAST(@source AS TEXT), CAST(@tool AS TEXT), CAST(@outcome AS TEXT), CAST(@calls AS BIGINT), CAST(@strikes AS BIGINT), CAST(@at AS BIGINT)
-      WHERE CAST(@script AS TEXT) IS NOT NULL
-      ON CONFLICT (via, source, tool, outcome) DO UPDATE SET calls = c.calls + excluded.calls, strikes = c.strikes + excluded.strikes,
-        last_at = ${d.greatest("c.last_at", "excluded.last_at")}`,
+    /** The counts of `rows` (a SELECT of via, source, tool, outcome, calls, strikes, last_at, each via once), added in. */
+    countRows: (rows: string) => `INSERT INTO ${t} AS c (via, source, tool, outcome, calls, strikes, last_at) ${rows} ${addToRow}`,
     toolsCount: `SELECT count(*) AS n FROM (SELECT source, tool FROM ${t} WHERE via = @script GROUP BY source, tool) AS pairs`,
     /** Every counter of the first @limit (source, tool) pairs of @script, in order of trouble. */
     tools: `SELECT c.via, c.source, c.tool, c.outcome, c.calls, c.strikes, c.last_at FROM ${t} c
@@ -54,12 +48,3 @@ export function scriptCallsSql(d: Pick<SqlDialect, "table" | "byCodePoint" | "gr
 /** A counter row as both databases answer it. */
 export type ScriptCallDbRow = { via: string; source: string; tool: string; outcome: string; calls: number; strikes: number; last_at: number };
 export type ScriptCallerDbRow = { via: string; calls: number; strikes: number; last_at: number };
-
-/** `@name` parameters as the `$n` a surrounding statement already gives them; a name it does not give is corral's own mistake. */
-export function atPositions(text: string, positions: Readonly<Record<string, number>>): string {
-  return text.replace(/@([A-Za-z_][A-Za-z0-9_]*)/g, (_, name: string) => {
-    const position = positions[name];
-    if (position === undefined) throw new Error(`corral: the statement's parameter @${name} has no position`);
-    return `$${position}`;
-  });
-}

@@ -100,14 +100,21 @@ export function byTrouble(a: { strikes: number; calls: number }, b: { strikes: n
   return nameA < nameB ? -1 : nameA > nameB ? 1 : 0;
 }
 
-/** What one run of records (record-runs.ts: calls that count alike, or one strike) adds to its script source's counter; null if no script made it. */
-export function scriptCountOf(run: readonly { call: CallRecord }[]): ScriptCallCount | null {
-  const first = (run[0] as { call: CallRecord }).call;
-  if (first.via === undefined) return null;
-  let lastAt = first.at;
-  // A loop, not a spread: a run can hold more records than a call takes arguments.
-  for (const { call } of run) lastAt = Math.max(lastAt, call.at);
-  return { script: first.via, source: first.source, tool: first.tool, outcome: first.outcome, calls: run.length, strikes: isStrike(first.outcome) ? run.length : 0, lastAt };
+/**
+ * What one run of records (record-runs.ts: calls of one tool and outcome, or
+ * one strike) adds to the script counters: one count per script source among
+ * them, in the order first seen; none for records no script made.
+ */
+export function scriptCountsOf(run: readonly { call: CallRecord }[]): ScriptCallCount[] {
+  const bySource = new Map<string, ScriptCallCount>();
+  for (const { call } of run) {
+    if (call.via === undefined) continue;
+    const strikes = isStrike(call.outcome) ? 1 : 0;
+    const count = bySource.get(call.via);
+    if (count === undefined) bySource.set(call.via, { script: call.via, source: call.source, tool: call.tool, outcome: call.outcome, calls: 1, strikes, lastAt: call.at });
+    else Object.assign(count, { calls: count.calls + 1, strikes: count.strikes + strikes, lastAt: Math.max(count.lastAt, call.at) });
+  }
+  return [...bySource.values()];
 }
 
 /**

@@ -64,7 +64,7 @@ const SQL = {
   allVersionCounts: "SELECT source, count(*) AS n FROM versions GROUP BY source",
   allLastStrikes: `${STRIKES} WHERE id IN (SELECT max(id) FROM strikes GROUP BY source)`,
   allTools: TOOLS,
-  countScriptCalls: SCRIPT_SQL.count,
+  countScriptCalls: SCRIPT_SQL.countRows("VALUES (@script, @source, @tool, @outcome, @calls, @strikes, @at)"),
   scriptToolsCount: SCRIPT_SQL.toolsCount,
   scriptTools: SCRIPT_SQL.tools,
   scriptCallersCount: SCRIPT_SQL.callersCount,
@@ -109,7 +109,7 @@ export function toolsBySource(rows: ToolDbRow[]): Map<string, StoredTool[]> {
   return bySource;
 }
 
-/** Counts a run's script counter (script-calls.ts, scriptCountOf). */
+/** Adds one script source's count of a run (script-calls.ts, scriptCountsOf). */
 export function countScriptCalls(sql: Statements, count: ScriptCallCount): void {
   sql.countScriptCalls.run({ script: count.script, source: count.source, tool: count.tool, outcome: count.outcome, calls: count.calls, strikes: count.strikes, at: count.lastAt });
 }

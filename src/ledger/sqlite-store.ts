@@ -42,7 +42,7 @@ import { z } from "zod";
 import { CorralError, describeIssues } from "../errors.js";
 import { LedgerClosedError, LedgerUnavailableError } from "./errors.js";
 import { countScriptCalls, prepareStatements, readScriptCallers, readScriptTools, toState, toStrike, toolsBySource, type EventRow, type Statements, type StateRow, type StrikeRow, type ToolDbRow } from "./sqlite-rows.js";
-import { scriptCountOf, type StoredScriptCallers, type StoredScriptTools } from "./script-calls.js";
+import { scriptCountsOf, type StoredScriptCallers, type StoredScriptTools } from "./script-calls.js";
 import { runEnd, sumRun } from "./record-runs.js";
 import { migrate, STRIKE_MINUTES_KEPT_MS } from "./sqlite-schema.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
@@ -237,8 +237,7 @@ export class SqliteLedgerStore implements LedgerStore {
       wallSum, cpuSum, lastWall: last.wallMs, heap, at: last.at,
       strikeAt: strike ? call.at : null, strikeOutcome: strike ? call.outcome : null, strikeMessage: strike ? (call.message ?? "") : null,
     });
-    const script = scriptCountOf(run);
-    if (script !== null) countScriptCalls(sql, script);
+    for (const count of scriptCountsOf(run)) countScriptCalls(sql, count);
     let strikeTimes: number[] = [];
     if (strike) {
       sql.insertStrike.run({ source: call.source, tool: call.tool, version: call.version, callId: call.callId, outcome: call.outcome, message: call.message ?? "", at: call.at, caller: call.caller ?? null });
