@@ -9,7 +9,6 @@
 import { STRIKE_KINDS, type OutcomeKind, type ScriptCallersReport, type ScriptToolsReport } from "../index.js";
 import type { ScriptToolRow } from "../ledger/index.js";
 import { alignedTable, indent, plural, type Align } from "./format-audit.js";
-import { shorten } from "./format.js";
 
 const TOOL_ALIGN: readonly Align[] = ["left", "left", "right", "right", "left"];
 
@@ -34,14 +33,22 @@ function isStrikeKind(kind: string): boolean {
   return STRIKE_KINDS.has(kind as OutcomeKind);
 }
 
-/** One line: `called by scripts: code:a (3 calls), code:b (2 calls, 1 strike) and 4 more`. */
+/**
+ * One line: `called by 3 script sources: code:a (3 calls), code:b (2 calls, 1 strike) and 1 more`.
+ * Whole names only: as many as fit in `lineChars` (at least one), the rest counted.
+ */
 export function scriptCallersLines(report: ScriptCallersReport, lineChars: number): string[] {
   if (report.total === 0) return ["", "called by scripts: none"];
-  const named = report.rows.map((row) => `${row.script} (${plural(row.calls, "call")}${row.strikes > 0 ? `, ${plural(row.strikes, "strike")}` : ""})`);
-  const hidden = report.total - report.rows.length;
-  const more = hidden > 0 ? ` and ${plural(hidden, "more script source")}` : "";
-  // The count comes first and the tail is kept, so a cut line still says how many there are.
-  const head = `called by ${plural(report.total, "script source")}: `;
-  const list = shorten(named.join(", "), Math.max(24, lineChars - head.length - more.length));
-  return ["", `${head}${list}${more}`];
+  let line = `called by ${plural(report.total, "script source")}:`;
+  let shown = 0;
+  for (const row of report.rows) {
+    const named = `${shown === 0 ? " " : ", "}${row.script} (${plural(row.calls, "call")}${row.strikes > 0 ? `, ${plural(row.strikes, "strike")}` : ""})`;
+    const rest = report.total - shown - 1;
+    const tail = rest > 0 ? ` and ${rest} more` : "";
+    if (shown > 0 && line.length + named.length + tail.length > lineChars) break;
+    line += named;
+    shown++;
+  }
+  const hidden = report.total - shown;
+  return ["", hidden > 0 ? `${line} and ${hidden} more` : line];
 }

@@ -93,7 +93,7 @@ export function toScriptToolRows(counts: readonly ScriptCallCount[]): ScriptTool
   return [...rows.values()].sort((a, b) => byTrouble(a, b, `${a.source}\u0000${a.tool}`, `${b.source}\u0000${b.tool}`));
 }
 
-/** Most strikes, then most calls, then by name (code points), so that equal rows keep one order everywhere. */
+/** Most strikes, then most calls, then by name, so that equal rows keep one order in every store. */
 export function byTrouble(a: { strikes: number; calls: number }, b: { strikes: number; calls: number }, nameA: string, nameB: string): number {
   if (a.strikes !== b.strikes) return b.strikes - a.strikes;
   if (a.calls !== b.calls) return b.calls - a.calls;
