@@ -55,6 +55,8 @@ export {
   SourceState,
   SourceRow,
   SourceReport,
+  ScriptToolsReport,
+  ScriptCallersReport,
   LedgerEvent,
   NotALedgerError,
   SqliteDashboardReader,

@@ -60,14 +60,14 @@ function lastStrikeCell(strike: { outcome: string; message: string } | null): st
   return strike === null ? "-" : `${strike.outcome}: ${strike.message}`;
 }
 
-type Align = "left" | "right";
+export type Align = "left" | "right";
 
 /**
  * Rows padded into columns, numbers right-aligned; the last column is cut
  * so that each line fits in `lineChars`. `notes[i]` are lines printed under
  * row i as they are (cut to fit too), starting under column `notesAt`.
  */
-function alignedTable(rows: readonly string[][], align: readonly Align[], lineChars: number, notes = new Map<number, string[]>(), notesAt = 0): string[] {
+export function alignedTable(rows: readonly string[][], align: readonly Align[], lineChars: number, notes = new Map<number, string[]>(), notesAt = 0): string[] {
   const widths: number[] = [];
   for (const row of rows) row.slice(0, -1).forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   const used = widths.reduce((sum, width) => sum + width + COLUMN_GAP.length, 0);
@@ -109,7 +109,7 @@ function toolCells(tool: ToolRow): string[] {
   return [...countCells(tool.totals, tool.strikeRate), lastStrikeCell(tool.lastStrike)];
 }
 
-function plural(n: number, noun: string): string {
+export function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
@@ -153,6 +153,6 @@ function eventCells(event: LedgerEvent): string[] {
   return [isoTime(event.at), event.kind, event.actor, until, event.reason];
 }
 
-function indent(lines: readonly string[]): string[] {
+export function indent(lines: readonly string[]): string[] {
   return lines.map((line) => `  ${line}`);
 }

@@ -206,7 +206,10 @@ function addLedgerCommands(program: Command, perform: Perform): void {
 Reads the ledger file directly (--ledger, default ${DEFAULT_LEDGER_FILE}), the one a running
 host writes; exits 1 if it does not exist, or if the source has no record in it.
 Counts per source and tool: CALLS = OK + TOOL ERR + INVALID + TIMEOUT + MEMORY + CRASH + OTHER.
-Timeouts, memory and crashes are strikes; enough of them quarantine the source.`,
+Timeouts, memory and crashes are strikes; enough of them quarantine the source.
+One source's report also shows Code Mode's part: for code:<caller id>, the tools its
+scripts called (tool, its source, calls, strikes, outcomes); for any other source, the
+script sources that called its tools.`,
     )
     .action(async (source: string | undefined, options: { json?: boolean; events?: number; strikes?: number }, command: Command) =>
       perform(command, (context) => auditCommand(source, { ...options, json: options.json === true }, context)),

@@ -47,6 +47,8 @@ const RUN_CODE_INTRO = [
 export type ScriptCall = { tool: string; kind: string; ms: number };
 
 type Script = {
+  /** The script's source (`code:<caller id>`): its tool calls' records name it (`via`). */
+  source: string;
   caller: Caller;
   context: ScriptCallContext;
   calls: number;
@@ -142,14 +144,14 @@ export class CodeMode {
           kind: "script",
           bundle: compiled.bundle,
           inputJson: JSON.stringify({ tools, maxCalls: options.maxCalls, maxInFlight: options.maxInFlight }),
-          open: (callId, context) => this.#open(callId, scriptCaller, context),
+          open: (callId, context) => this.#open(callId, source, scriptCaller, context),
         },
       },
     };
   }
 
-  #open(callId: string, caller: Caller, context: ScriptCallContext): () => Record<string, unknown> {
-    const script: Script = { caller, context, calls: 0, inFlight: 0, listed: [], byKind: {}, ended: false };
+  #open(callId: string, source: string, caller: Caller, context: ScriptCallContext): () => Record<string, unknown> {
+    const script: Script = { source, caller, context, calls: 0, inFlight: 0, listed: [], byKind: {}, ended: false };
     this.#scripts.set(callId, script);
     return () => {
       script.ended = true;
@@ -197,6 +199,7 @@ export class CodeMode {
         ...(context.signal !== undefined ? { signal: context.signal } : {}),
         ...(context.scope !== undefined ? { scope: context.scope } : {}),
         nested: hooks.nested,
+        via: script.source,
       });
     } finally {
       script.inFlight--;

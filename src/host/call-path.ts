@@ -55,9 +55,11 @@ export type CallDeps = {
 /**
  * The call path's own options besides the public ones: a Code Mode script's
  * tool call runs in the script's worker (`nested`), inside the script's
- * admission slot (taking another could wait for ever on the script itself).
+ * admission slot (taking another could wait for ever on the script itself),
+ * and its record names the script's source (`via`, `code:<caller id>`), so
+ * the ledger knows which tools each script source called.
  */
-export type PathOptions = CallOptions & { nested?: (task: CallTask) => Promise<NestedOutcome> };
+export type PathOptions = CallOptions & { nested?: (task: CallTask) => Promise<NestedOutcome>; via?: string };
 
 export async function runCall(deps: CallDeps, name: string, input: unknown, options: PathOptions): Promise<ToolResult> {
   const callId = randomUUID();
@@ -76,7 +78,7 @@ export async function runCall(deps: CallDeps, name: string, input: unknown, opti
       : await runEntry(deps, entry, input, options, { tool, callId, source: entry.source, version: entry.version }, span);
   if (result.metrics.wallMs === 0) result.metrics = { ...result.metrics, wallMs: performance.now() - started };
   if (options.caller !== undefined && entry?.runner.kind === "builtin" && result.ok) options.caller.activate(result.control?.add_tools ?? []);
-  await finish(deps, result, entry, input, options.caller);
+  await finish(deps, result, entry, input, options.caller, options.via);
   span.end(result);
   return result;
 }
@@ -228,14 +230,14 @@ async function runBuiltin(
   return result;
 }
 
-async function finish(deps: CallDeps, result: ToolResult, entry: CatalogEntry | undefined, input: unknown, caller: Caller | undefined): Promise<void> {
+async function finish(deps: CallDeps, result: ToolResult, entry: CatalogEntry | undefined, input: unknown, caller: Caller | undefined, via: string | undefined): Promise<void> {
   const outcome = result.ok ? "ok" : result.error.kind;
   if (entry !== undefined) {
     // A strike is committed before its result returns (SECURITY.md, promise 5). By
     // default any other outcome is written behind: its record is queued now, in call
     // order, and commits with a later group commit while the caller has its answer.
     const waits = deps.commitBeforeResult === "all" || isStrike(outcome);
-    const recorded = record(deps, result, entry, outcome, !waits, caller);
+    const recorded = record(deps, result, entry, outcome, !waits, caller, via);
     if (waits) await recorded;
   }
   deps.logger.info(
@@ -246,6 +248,7 @@ async function finish(deps: CallDeps, result: ToolResult, entry: CatalogEntry | 
       version: result.version,
       callId: result.callId,
       ...(caller !== undefined ? { caller: caller.id } : {}),
+      ...(via !== undefined ? { via } : {}),
       outcome,
       wallMs: Math.round(result.metrics.wallMs * 100) / 100,
       cpuMs: Math.round(result.metrics.cpuMs * 100) / 100,
@@ -258,7 +261,7 @@ async function finish(deps: CallDeps, result: ToolResult, entry: CatalogEntry | 
 }
 
 /** Queues the call's record at once (so records keep call order); settles once it has committed, never rejects. */
-function record(deps: CallDeps, result: ToolResult, entry: CatalogEntry, outcome: OutcomeKind, writeBehind: boolean, caller: Caller | undefined): Promise<void> {
+function record(deps: CallDeps, result: ToolResult, entry: CatalogEntry, outcome: OutcomeKind, writeBehind: boolean, caller: Caller | undefined, via: string | undefined): Promise<void> {
   // Ledger.record is async: a bad record or a closed ledger rejects, it never throws here.
   return deps.ledger
     .record({
@@ -272,6 +275,7 @@ function record(deps: CallDeps, result: ToolResult, entry: CatalogEntry, outcome
       heapBytes: result.metrics.heapBytes,
       ...(result.ok ? {} : { message: result.error.message }),
       ...(caller !== undefined ? { caller: caller.id } : {}),
+      ...(via !== undefined ? { via } : {}),
     }, { writeBehind })
     .then(
       (applied) => deps.quarantine.learn(applied.state),

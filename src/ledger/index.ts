@@ -35,6 +35,18 @@ export { SQLITE_STORE_DEFAULTS, SqliteLedgerStore, SqliteStoreOptions } from "./
 export { POSTGRES_STORE_DEFAULTS, PostgresStoreOptions } from "./postgres-connection.js";
 export { PostgresLedgerStore } from "./postgres-store.js";
 
+// What Code Mode scripts called
+export {
+  SCRIPT_REPORT_ROWS,
+  ScriptCallCount,
+  ScriptCallerRow,
+  ScriptCallersReport,
+  ScriptToolRow,
+  ScriptToolsReport,
+  type StoredScriptCallers,
+  type StoredScriptTools,
+} from "./script-calls.js";
+
 // Data
 export {
   ActiveState,
@@ -49,6 +61,7 @@ export {
   OutcomeCounts,
   POLICY_ACTOR,
   QuarantinedState,
+  ScriptSourceId,
   SourceReport,
   SourceRow,
   SourceState,

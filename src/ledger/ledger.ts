@@ -11,6 +11,7 @@
  *  host call starts ─▶ check(source) ─▶ quarantined? (an expired quarantine ends here, once)
  *  operator ─▶ quarantine() / release() ─▶ store: decide, append event ─▶ commit
  *  operator ─▶ summary() / sourceReport()
+ *  operator ─▶ scriptTools(code:x) / scriptCallers(source): what Code Mode scripts called
  * ```
  */
 import { z } from "zod";
@@ -21,6 +22,7 @@ import { InvalidCallRecordError, LedgerClosedError } from "./errors.js";
 import { resolveLedgerOptions, type LedgerOptions, type ResolvedLedgerOptions } from "./options.js";
 import type { QuarantinePolicy } from "./policy.js";
 import { byTrouble, toSourceRow } from "./report.js";
+import { MAX_SCRIPT_REPORT_ROWS, SCRIPT_REPORT_ROWS, toScriptToolRows, type ScriptCallersReport, type ScriptToolsReport } from "./script-calls.js";
 import type { Applied, LedgerStore } from "./store.js";
 import { afterCall, expire, isExpired, quarantineByHand, releaseByHand } from "./transitions.js";
 import { CallInput, EpochMs, LoadInput, isStrike, type LedgerEvent, type QuarantinedState, type SourceReport, type SourceRow, type SourceState } from "./types.js";
@@ -53,6 +55,7 @@ export type ReleaseRequest = z.input<typeof ReleaseRequest>;
 
 const RecordOptions = z.strictObject({ writeBehind: z.boolean().optional() });
 const ReportLimits = z.strictObject({ events: z.number().int().nonnegative().optional(), strikes: z.number().int().nonnegative().optional() });
+const ScriptReportLimit = z.strictObject({ limit: z.number().int().min(1).max(MAX_SCRIPT_REPORT_ROWS).optional() });
 
 export class Ledger {
   readonly #store: LedgerStore;
@@ -189,6 +192,38 @@ export class Ledger {
     const stored = await this.#store.readSource(source, { events, strikes });
     if (stored === null) return null;
     return { ...toSourceRow(stored), events: stored.events, strikes: stored.strikes };
+  }
+
+  /**
+   * The tools that the scripts of `script` (a `code:<caller id>` source)
+   * called, one row per tool source and tool: calls, strikes, and the count
+   * of each outcome kind that happened; most strikes first, then most calls.
+   * At most `limit` rows (default 50); `total` says how many there are. A
+   * source that ran no script has none.
+   */
+  async scriptTools(script: string, given?: { limit?: number }): Promise<ScriptToolsReport> {
+    this.#assertAlive();
+    checkSourceId(script);
+    const limit = this.#scriptLimit("ledger.scriptTools(script, options)", given);
+    const stored = await this.#store.readScriptTools(script, limit);
+    return { script, total: stored.total, rows: toScriptToolRows(stored.counts).slice(0, limit) };
+  }
+
+  /**
+   * The script sources whose scripts called tools of `source`, each with its
+   * calls and strikes over them; most strikes first, then most calls. At
+   * most `limit` rows (default 50); `total` says how many there are.
+   */
+  async scriptCallers(source: string, given?: { limit?: number }): Promise<ScriptCallersReport> {
+    this.#assertAlive();
+    checkSourceId(source);
+    const limit = this.#scriptLimit("ledger.scriptCallers(source, options)", given);
+    const stored = await this.#store.readScriptCallers(source, limit);
+    return { source, total: stored.total, rows: stored.rows };
+  }
+
+  #scriptLimit(what: string, given: unknown): number {
+    return checkArgument(what, "options", ScriptReportLimit.optional(), given, `{ limit?: 1 to ${MAX_SCRIPT_REPORT_ROWS} }`)?.limit ?? SCRIPT_REPORT_ROWS;
   }
 
   /** Expires inside the store's transaction: when two processes both see the end, one records it. */

@@ -7,6 +7,7 @@
  * objects.
  */
 import { LedgerClosedError } from "./errors.js";
+import { byTrouble, scriptCountsOf, toScriptToolRows, type ScriptCallCount, type ScriptCallerRow, type StoredScriptCallers, type StoredScriptTools } from "./script-calls.js";
 import type { Applied, Decide, LedgerStore, RecordOptions, StoredSource, StoredSourceDetail, StoredTool } from "./store.js";
 import { initialState, type Transition } from "./transitions.js";
 import { emptyTotals, isStrike, type CallRecord, type LedgerEvent, type LoadRecord, type SourceState, type StrikeEntry } from "./types.js";
@@ -24,6 +25,8 @@ type SourceEntry = {
 
 export class MemoryLedgerStore implements LedgerStore {
   readonly #sources = new Map<string, SourceEntry>();
+  /** Script counters by JSON of [script, source, tool, outcome]. */
+  readonly #scriptCalls = new Map<string, ScriptCallCount>();
   #closed = false;
 
   get alive(): boolean {
@@ -63,6 +66,7 @@ export class MemoryLedgerStore implements LedgerStore {
       tool.lastStrike = { at: call.at, outcome: call.outcome, message: call.message ?? "" };
     }
     target.tools.set(call.tool, tool);
+    this.#countScriptCalls(call);
     this.#apply(target, applied);
     return { state: structuredClone(target.state), applied: structuredClone(applied) };
   }
@@ -108,6 +112,40 @@ export class MemoryLedgerStore implements LedgerStore {
     return structuredClone({ ...stored(entry), events: limits.events === 0 ? [] : events, strikes: entry.strikes.slice(0, limits.strikes) });
   }
 
+  #countScriptCalls(call: CallRecord): void {
+    for (const count of scriptCountsOf([{ call }])) this.#addScriptCount(count);
+  }
+
+  #addScriptCount(count: ScriptCallCount): void {
+    const key = JSON.stringify([count.script, count.source, count.tool, count.outcome]);
+    const kept = this.#scriptCalls.get(key);
+    if (kept === undefined) this.#scriptCalls.set(key, { ...count });
+    else Object.assign(kept, { calls: kept.calls + count.calls, strikes: kept.strikes + count.strikes, lastAt: Math.max(kept.lastAt, count.lastAt) });
+  }
+
+  async readScriptTools(script: string, limit: number): Promise<StoredScriptTools> {
+    this.#assertAlive();
+    const counts = [...this.#scriptCalls.values()].filter((count) => count.script === script);
+    const rows = toScriptToolRows(counts);
+    const shown = new Set(rows.slice(0, limit).map((row) => JSON.stringify([row.source, row.tool])));
+    return structuredClone({ total: rows.length, counts: counts.filter((count) => shown.has(JSON.stringify([count.source, count.tool]))) });
+  }
+
+  async readScriptCallers(source: string, limit: number): Promise<StoredScriptCallers> {
+    this.#assertAlive();
+    const byScript = new Map<string, ScriptCallerRow>();
+    for (const count of this.#scriptCalls.values()) {
+      if (count.source !== source) continue;
+      const row = byScript.get(count.script) ?? { script: count.script, calls: 0, strikes: 0, lastAt: count.lastAt };
+      row.calls += count.calls;
+      row.strikes += count.strikes;
+      row.lastAt = Math.max(row.lastAt, count.lastAt);
+      byScript.set(count.script, row);
+    }
+    const rows = [...byScript.values()].sort((a, b) => byTrouble(a, b, a.script, b.script));
+    return { total: rows.length, rows: rows.slice(0, limit) };
+  }
+
   #create(source: string): SourceEntry {
     const entry: SourceEntry = { state: initialState(source), versions: new Set(), lastVersion: null, tools: new Map(), strikes: [], events: [] };
     this.#sources.set(source, entry);
@@ -123,6 +161,7 @@ export class MemoryLedgerStore implements LedgerStore {
   async close(): Promise<void> {
     this.#closed = true;
     this.#sources.clear();
+    this.#scriptCalls.clear();
   }
 
   [Symbol.asyncDispose](): Promise<void> {

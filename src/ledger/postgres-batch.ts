@@ -18,6 +18,7 @@
 import type { PoolClient } from "pg";
 import type { PostgresSql } from "./postgres-sql.js";
 import { runEnd, sumRun } from "./record-runs.js";
+import { scriptCountsOf } from "./script-calls.js";
 import { STRIKE_MINUTES_KEPT_MS } from "./sqlite-schema.js";
 import { toState, type StateRow } from "./sqlite-rows.js";
 import type { Applied, RecordOptions } from "./store.js";
@@ -63,9 +64,11 @@ async function countRun(client: PoolClient, sql: PostgresSql, run: readonly Batc
   const last = (run[run.length - 1] as BatchItem).call;
   const strike = isStrike(call.outcome);
   const { wallSum, cpuSum, heap } = sumRun(run);
+  const scripts = scriptCountsOf(run);
   await client.query(sql.countRun, [
     call.source, call.tool, call.version, call.outcome, run.length, strike ? 1 : 0, wallSum, cpuSum, last.wallMs, heap, last.at,
     strike ? call.at : null, strike ? call.outcome : null, strike ? (call.message ?? "") : null,
+    scripts.map((count) => count.script), scripts.map((count) => count.calls), scripts.map((count) => count.strikes), scripts.map((count) => count.lastAt),
   ]);
   if (!strike) return [];
   const keep = (run[0] as BatchItem).options.keepStrikes;

@@ -67,8 +67,8 @@ if (SKIP_POSTGRES !== false) {
       await ledger.record(makeCall({ outcome: "crash", at: T0 + MINUTE_MS }));
       await ledger.close();
       // Make it what a corral of PostgreSQL schema 2 left behind.
-      await adminQuery(`DROP TABLE "${schema}".strike_minutes; UPDATE "${schema}".meta SET value = '2' WHERE key = 'schema_version'`);
-      await assert.rejects(PostgresDashboardReader.open({ url, schema }), notALedger(/older than 3; a host or the CLI of this corral migrates it/));
+      await adminQuery(`DROP TABLE "${schema}".script_calls; DROP TABLE "${schema}".strike_minutes; UPDATE "${schema}".meta SET value = '2' WHERE key = 'schema_version'`);
+      await assert.rejects(PostgresDashboardReader.open({ url, schema }), notALedger(new RegExp(`older than ${PG_SCHEMA_VERSION}; a host or the CLI of this corral migrates it`)));
       const store = new PostgresLedgerStore({ url, schema, createSchema: false });
       await store.ready();
       await store.close();

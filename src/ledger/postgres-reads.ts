@@ -5,10 +5,13 @@
  * other hosts write. Rows are parsed with the SQLite store's parsers (zod):
  * a hand-edited row that is no valid state fails loudly, never misleads.
  */
+import type pg from "pg";
 import type { PoolClient } from "pg";
 import { classify } from "./postgres-connection.js";
 import type { PostgresSql } from "./postgres-sql.js";
 import { toState, toStrike, toolsBySource, type EventRow, type StateRow, type StrikeRow, type ToolDbRow } from "./sqlite-rows.js";
+import type { ScriptCallDbRow, ScriptCallerDbRow } from "./script-calls-sql.js";
+import { toScriptCallCounts, toScriptCaller, type StoredScriptCallers, type StoredScriptTools } from "./script-calls.js";
 import type { StoredSource, StoredSourceDetail } from "./store.js";
 import { initialState } from "./transitions.js";
 import { LedgerEvent, type SourceState } from "./types.js";
@@ -61,5 +64,26 @@ export function readOneSource(client: PoolClient, sql: PostgresSql, source: stri
       events: (await client.query<EventRow>(sql.recentEvents, [source, limits.events])).rows.map((event) => LedgerEvent.parse(event)),
       strikes: strikes.slice(0, limits.strikes),
     };
+  });
+}
+
+type Numbered = { text: string; names: string[] };
+
+/** Runs a statement written with named parameters (script-calls-sql.ts), numbered by toPositional. */
+async function queryNamed<R extends pg.QueryResultRow>(client: PoolClient, statement: Numbered, params: Record<string, unknown>): Promise<R[]> {
+  return (await client.query<R>(statement.text, statement.names.map((name) => params[name]))).rows;
+}
+
+export function readScriptTools(client: PoolClient, sql: PostgresSql, script: string, limit: number): Promise<StoredScriptTools> {
+  return inSnapshot(client, async () => {
+    const total = (await queryNamed<{ n: number }>(client, sql.scriptToolsCount, { script }))[0]?.n ?? 0;
+    return { total, counts: toScriptCallCounts(await queryNamed<ScriptCallDbRow>(client, sql.scriptTools, { script, limit })) };
+  });
+}
+
+export function readScriptCallers(client: PoolClient, sql: PostgresSql, source: string, limit: number): Promise<StoredScriptCallers> {
+  return inSnapshot(client, async () => {
+    const total = (await queryNamed<{ n: number }>(client, sql.scriptCallersCount, { source }))[0]?.n ?? 0;
+    return { total, rows: (await queryNamed<ScriptCallerDbRow>(client, sql.scriptCallers, { source, limit })).map(toScriptCaller) };
   });
 }

@@ -16,9 +16,11 @@
  * without its start, reason or actor, a negative count.
  */
 import type { PoolClient } from "pg";
+import { postgresDialect } from "./dashboard-sql.js";
 import { LedgerUnavailableError } from "./errors.js";
+import { scriptCallsTable } from "./script-calls-sql.js";
 
-export const PG_SCHEMA_VERSION = 3;
+export const PG_SCHEMA_VERSION = 4;
 /** The mark in `meta` that says this schema is a corral ledger. */
 const OWNER = "corral-ledger";
 
@@ -115,6 +117,12 @@ function upgrades(schema: string): string[] {
      );
      CREATE INDEX strike_minutes_by_minute ON ${s}.strike_minutes (minute) INCLUDE (n);
      INSERT INTO ${s}.strike_minutes (source, minute, n) SELECT source, at - at % 60000, count(*) FROM ${s}.strikes GROUP BY 1, 2`,
+    // 4: which tools Code Mode scripts called (script-calls.ts): a counter per (script source, tool source,
+    // tool, outcome kind), counted from each record's `via` in the statement that counts its run
+    // (postgres-sql.ts, countRun), under the tool source's row lock. The index answers "which scripts
+    // called this source's tools". Empty at migration: older records never named a script.
+    `${scriptCallsTable(postgresDialect(s), "BIGINT")};
+     CREATE INDEX script_calls_by_source ON ${s}.script_calls (source, via)`,
   ];
 }
 

@@ -9,7 +9,9 @@
  * statement, a strike one more (its earlier times read, it kept, older ones
  * pruned, together), a change of state one per row.
  */
+import { postgresDialect, toPositional } from "./dashboard-sql.js";
 import { quoteIdent } from "./postgres-schema.js";
+import { scriptCallsSql } from "./script-calls-sql.js";
 
 const STATE_COLUMNS = "source, state, since, until, reason, actor, last_version";
 const STRIKE_COLUMNS = "source, tool, version, call_id, outcome, message, at, caller";
@@ -20,6 +22,7 @@ export type PostgresSql = ReturnType<typeof postgresSql>;
 
 export function postgresSql(schema: string) {
   const s = quoteIdent(schema);
+  const scripts = scriptCallsSql(postgresDialect(s));
   return {
     /** The channel every change of state is announced on (NOTIFY), with the writer's id as payload. */
     channel: `corral_ledger:${schema}`,
@@ -34,9 +37,13 @@ export function postgresSql(schema: string) {
     lockSources: `SELECT ${STATE_COLUMNS} FROM ${s}.sources WHERE source = ANY($1::text[]) ORDER BY source FOR UPDATE`,
     /**
      * $1 source $2 tool $3 version $4 outcome $5 calls $6 strikes $7 wall sum $8 cpu sum $9 last wall $10 heap $11 at
-     * $12-$14 the strike's at, outcome and message (null if none).
+     * $12-$14 the strike's at, outcome and message (null if none) $15-$18 the script sources among the run's
+     * calls, with their calls, strikes and last at (script-calls.ts, scriptCountsOf; empty arrays when no script
+     * made them): their counters are counted here too, so a script's calls cost no round trip more.
      */
     countRun: `WITH v AS (INSERT INTO ${s}.versions (source, version, first_at) VALUES ($1, $3, $11) ON CONFLICT DO NOTHING),
+      sc AS (${scripts.countRows(`SELECT x.via, $1, $2, $4, x.calls, x.strikes, x.last_at
+        FROM unnest($15::text[], $16::bigint[], $17::bigint[], $18::bigint[]) AS x (via, calls, strikes, last_at)`)}),
       l AS (UPDATE ${s}.sources SET last_version = $3 WHERE source = $1 AND last_version IS DISTINCT FROM $3)
       INSERT INTO ${s}.tools AS t VALUES ($1, $2, $5, $6, jsonb_build_object($4::text, $5::bigint), $7, $8, $9, $10, $11, $12, $13, $14)
       ON CONFLICT (source, tool) DO UPDATE SET calls = t.calls + excluded.calls, strikes = t.strikes + excluded.strikes,
@@ -79,5 +86,9 @@ export function postgresSql(schema: string) {
     allVersionCounts: `SELECT source, count(*)::int AS n FROM ${s}.versions GROUP BY source`,
     allLastStrikes: `SELECT DISTINCT ON (source) ${STRIKE_COLUMNS} FROM ${s}.strikes ORDER BY source, id DESC`,
     allTools: `SELECT ${TOOL_COLUMNS} FROM ${s}.tools`,
+    scriptToolsCount: toPositional(scripts.toolsCount),
+    scriptTools: toPositional(scripts.tools),
+    scriptCallersCount: toPositional(scripts.callersCount),
+    scriptCallers: toPositional(scripts.callers),
   };
 }

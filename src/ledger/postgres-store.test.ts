@@ -16,6 +16,7 @@ import { PG_SCHEMA_VERSION } from "./postgres-schema.js";
 import { runStoreSuite } from "./store.case.js";
 import { makeCall, T0 } from "./testing/fixtures.js";
 import { SKIP_POSTGRES, adminQuery, postgresUrl, testSchemas } from "./testing/postgres.js";
+import { assertUpgraded, recordBeforeUpgrade } from "./testing/upgrade.js";
 import { quarantineByHand } from "./transitions.js";
 
 const schemas = testSchemas("store");
@@ -77,6 +78,47 @@ if (SKIP_POSTGRES !== false) {
         assert.deepEqual(tables.map((t) => t.name), ["orders"]);
       } finally {
         await store.close();
+      }
+    });
+
+    it("migrates a version-3 schema with records in it: they stay as they were, and scripts' calls count from then on", async () => {
+      const schema = schemas.next();
+      const ledger = new Ledger({ store: new PostgresLedgerStore({ url, schema }), policy: { strikes: 1_000 } });
+      const before = await recordBeforeUpgrade(ledger);
+      await ledger.close();
+      // Make it what a corral of PostgreSQL schema 3 left behind.
+      assert.deepEqual(await adminQuery(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`), [{ value: String(PG_SCHEMA_VERSION) }]);
+      await adminQuery(`DROP TABLE "${schema}".script_calls; UPDATE "${schema}".meta SET value = '3' WHERE key = 'schema_version'`);
+
+      // The CLI's kind of store (createSchema: false) migrates it as a host's does.
+      const migrated = new Ledger({ store: new PostgresLedgerStore({ url, schema, createSchema: false }), policy: { strikes: 1_000 } });
+      try {
+        await assertUpgraded(migrated, before);
+      } finally {
+        await migrated.close();
+      }
+      assert.deepEqual(await adminQuery(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`), [{ value: String(PG_SCHEMA_VERSION) }]);
+    });
+
+    it("counts scripts' calls exactly when several hosts record the same counters at once", async () => {
+      const schema = schemas.next();
+      const stores = Array.from({ length: 4 }, () => new PostgresLedgerStore({ url, schema }));
+      try {
+        await (stores[0] as PostgresLedgerStore).ready();
+        // Each host: 60 records of one counter (one run per batch) and 15 strikes of another, interleaved with other scripts' calls.
+        await Promise.all(stores.map((store, host) => Promise.all(Array.from({ length: 90 }, (_, i) => {
+          const via = i % 6 === 5 ? `code:other-${host}` : "code:shared";
+          const outcome = i % 6 === 4 ? "timeout" : "ok";
+          return store.recordCall(makeCall({ source: "agent:m", tool: "add", outcome, via, callId: `h${host}-${i}`, at: T0 + i }), { keepStrikes: 3, decide: () => null, behind: true });
+        }))));
+        const shared = await (stores[1] as PostgresLedgerStore).readScriptTools("code:shared", 10);
+        assert.deepEqual(shared.counts.map((c) => [c.outcome, c.calls, c.strikes]).sort(), [["ok", 240, 0], ["timeout", 60, 60]]);
+        const callers = await (stores[2] as PostgresLedgerStore).readScriptCallers("agent:m", 10);
+        assert.equal(callers.total, 5);
+        assert.deepEqual(callers.rows[0], { script: "code:shared", calls: 300, strikes: 60, lastAt: T0 + 88 });
+        assert.deepEqual(callers.rows.slice(1).map((row) => row.calls), [15, 15, 15, 15]);
+      } finally {
+        await Promise.all(stores.map((store) => store.close()));
       }
     });
 

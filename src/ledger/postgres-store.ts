@@ -36,12 +36,13 @@ import { classify, connectionConfig, createPool, describeError, inTransaction, r
 import { ChangeListener } from "./postgres-listener.js";
 import { OutageBuffer, type Pending } from "./postgres-outage.js";
 import { MAX_BATCH, PendingRecords } from "./postgres-pending.js";
-import { readAllSources, readOneSource, readOneState } from "./postgres-reads.js";
+import { readAllSources, readOneSource, readOneState, readScriptCallers, readScriptTools } from "./postgres-reads.js";
 import { migratePostgres } from "./postgres-schema.js";
 import { postgresSql, type PostgresSql } from "./postgres-sql.js";
 import { toState, type StateRow } from "./sqlite-rows.js";
 import type { Applied, Decide, LedgerStore, RecordOptions, StoreStatus, StoreWatcher, StoredSource, StoredSourceDetail } from "./store.js";
 import { initialState } from "./transitions.js";
+import type { StoredScriptCallers, StoredScriptTools } from "./script-calls.js";
 import type { CallRecord, LoadRecord, SourceState } from "./types.js";
 
 /** Marks of committed batches older than this are deleted (they only guard a retry against counting twice). */
@@ -325,6 +326,14 @@ export class PostgresLedgerStore implements LedgerStore {
 
   readSource(source: string, limits: Limits): Promise<StoredSourceDetail | null> {
     return this.#run("read a source", (client) => readOneSource(client, this.#sql, source, limits));
+  }
+
+  readScriptTools(script: string, limit: number): Promise<StoredScriptTools> {
+    return this.#run("read a script source's tools", (client) => readScriptTools(client, this.#sql, script, limit));
+  }
+
+  readScriptCallers(source: string, limit: number): Promise<StoredScriptCallers> {
+    return this.#run("read the scripts that called a source", (client) => readScriptCallers(client, this.#sql, source, limit));
   }
 
   #wrap(what: string, error: unknown): LedgerUnavailableError {

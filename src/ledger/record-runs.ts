@@ -6,7 +6,12 @@
  */
 import { isStrike, type CallRecord } from "./types.js";
 
-/** Whether `next` counts exactly as `first` does (same row, same outcome, no strike), so one statement can count both. */
+/**
+ * Whether `next` counts exactly as `first` does (same row, same outcome, no
+ * strike), so one statement can count both. The script sources (`via`) of a
+ * run may differ: their counters are summed per source (scriptCountsOf), so
+ * calls of one tool from many scripts at once still count as one run.
+ */
 export function countsWith(first: CallRecord, next: CallRecord): boolean {
   return !isStrike(next.outcome) && next.source === first.source && next.tool === first.tool && next.version === first.version && next.outcome === first.outcome;
 }

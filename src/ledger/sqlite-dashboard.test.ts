@@ -17,6 +17,7 @@ import { readMillionCalls, runDashboardReaderSuite } from "./dashboard-reader.ca
 import { Ledger } from "./ledger.js";
 import { checkLedgerFile, SqliteDashboardReader } from "./sqlite-dashboard.js";
 import { SqliteLedgerStore } from "./sqlite-store.js";
+import { SCHEMA_VERSION } from "./sqlite-schema.js";
 import { MINUTE_MS, T0, makeCall, tempDir, versionOf } from "./testing/fixtures.js";
 
 const dir = tempDir();
@@ -78,10 +79,10 @@ describe("SqliteDashboardReader", { timeout: 120_000 }, () => {
     await ledger.close();
     // Make it what a corral of schema 1 left behind.
     const raw = new Database(path);
-    raw.exec("DROP TABLE strike_minutes; ALTER TABLE strikes DROP COLUMN caller");
+    raw.exec("DROP TABLE script_calls; DROP TABLE strike_minutes; ALTER TABLE strikes DROP COLUMN caller");
     raw.pragma("user_version = 1");
     raw.close();
-    assert.throws(() => new SqliteDashboardReader(path), (error: unknown) => error instanceof NotALedgerError && /older than 3/.test(error.message));
+    assert.throws(() => new SqliteDashboardReader(path), (error: unknown) => error instanceof NotALedgerError && error.message.includes(`older than ${SCHEMA_VERSION}`));
     checkLedgerFile(path);
     await new SqliteLedgerStore({ path }).close();
     await withReader(path, async (reader) => {

@@ -28,6 +28,7 @@ const LEDGER_TABLES: Record<number, readonly string[]> = {
   1: ["sources", "versions", "tools", "strikes", "events"],
   2: ["sources", "versions", "tools", "strikes", "events", "strike_minutes"],
   3: ["sources", "versions", "tools", "strikes", "events", "strike_minutes"],
+  4: ["sources", "versions", "tools", "strikes", "events", "strike_minutes", "script_calls"],
 };
 
 export class SqliteDashboardReader extends SqlDashboardReader {

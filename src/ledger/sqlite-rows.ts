@@ -8,6 +8,9 @@
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { OutcomeKind } from "../result.js";
+import { SQLITE_DIALECT } from "./dashboard-sql.js";
+import { scriptCallsSql, type ScriptCallDbRow, type ScriptCallerDbRow } from "./script-calls-sql.js";
+import { toScriptCallCounts, toScriptCaller, type ScriptCallCount, type StoredScriptCallers, type StoredScriptTools } from "./script-calls.js";
 import type { StoredTool } from "./store.js";
 import { SourceState, StrikeEntry, emptyTotals } from "./types.js";
 
@@ -22,6 +25,8 @@ export type EventRow = { at: number; source: string; kind: string; reason: strin
 const TOOLS = "SELECT * FROM tools";
 const STATE = "SELECT source, state, since, until, reason, actor, last_version FROM sources";
 const STRIKES = "SELECT source, tool, version, call_id, outcome, message, at, caller FROM strikes";
+
+const SCRIPT_SQL = scriptCallsSql(SQLITE_DIALECT);
 
 const SQL = {
   readState: `${STATE} WHERE source = @source`,
@@ -59,6 +64,11 @@ const SQL = {
   allVersionCounts: "SELECT source, count(*) AS n FROM versions GROUP BY source",
   allLastStrikes: `${STRIKES} WHERE id IN (SELECT max(id) FROM strikes GROUP BY source)`,
   allTools: TOOLS,
+  countScriptCalls: SCRIPT_SQL.countRows("VALUES (@script, @source, @tool, @outcome, @calls, @strikes, @at)"),
+  scriptToolsCount: SCRIPT_SQL.toolsCount,
+  scriptTools: SCRIPT_SQL.tools,
+  scriptCallersCount: SCRIPT_SQL.callersCount,
+  scriptCallers: SCRIPT_SQL.callers,
 } as const;
 
 export type Statements = { [K in keyof typeof SQL]: Database.Statement };
@@ -97,4 +107,20 @@ export function toolsBySource(rows: ToolDbRow[]): Map<string, StoredTool[]> {
     bySource.set(row.source, [...(bySource.get(row.source) ?? []), { tool: row.tool, totals, lastStrike }]);
   }
   return bySource;
+}
+
+/** Adds one script source's count of a run (script-calls.ts, scriptCountsOf). */
+export function countScriptCalls(sql: Statements, count: ScriptCallCount): void {
+  sql.countScriptCalls.run({ script: count.script, source: count.source, tool: count.tool, outcome: count.outcome, calls: count.calls, strikes: count.strikes, at: count.lastAt });
+}
+
+/** Run inside one read transaction, so the count and the rows agree. */
+export function readScriptTools(sql: Statements, script: string, limit: number): StoredScriptTools {
+  const total = (sql.scriptToolsCount.get({ script }) as { n: number }).n;
+  return { total, counts: toScriptCallCounts(sql.scriptTools.all({ script, limit }) as ScriptCallDbRow[]) };
+}
+
+export function readScriptCallers(sql: Statements, source: string, limit: number): StoredScriptCallers {
+  const total = (sql.scriptCallersCount.get({ source }) as { n: number }).n;
+  return { total, rows: (sql.scriptCallers.all({ source, limit }) as ScriptCallerDbRow[]).map(toScriptCaller) };
 }

@@ -11,9 +11,11 @@
  * ok call writes one row (the commit, not the statements, is what costs).
  */
 import type Database from "better-sqlite3";
+import { SQLITE_DIALECT } from "./dashboard-sql.js";
 import { LedgerUnavailableError } from "./errors.js";
+import { scriptCallsTable } from "./script-calls-sql.js";
 
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** How long the strike timeline keeps its minutes: the dashboard's longest window (a week) and a day more. */
 export const STRIKE_MINUTES_KEPT_MS = 8 * 24 * 3_600_000;
@@ -103,6 +105,15 @@ INSERT INTO strike_minutes (source, minute, n) SELECT source, at - at % 60000, c
 /** Version 3: who a strike's call was made for (`mcp:<session>`, `model:<uuid>`); NULL for the program's own calls. */
 const SCHEMA_V3 = "ALTER TABLE strikes ADD COLUMN caller TEXT;";
 
+/**
+ * Version 4: which tools Code Mode scripts called (script-calls.ts): a
+ * counter per (script source, tool source, tool, outcome kind), counted
+ * from each record's `via`. The index answers "which scripts called this
+ * source's tools". Empty at migration: older records never named a script.
+ */
+const SCHEMA_V4 = `${scriptCallsTable(SQLITE_DIALECT, "INTEGER")} WITHOUT ROWID;
+CREATE INDEX script_calls_by_source ON script_calls (source, via);`;
+
 /** Brings the file's schema to SCHEMA_VERSION; `path` only names the file in errors. */
 export function migrate(db: Database.Database, path: string): void {
   db.transaction(() => {
@@ -116,6 +127,7 @@ export function migrate(db: Database.Database, path: string): void {
     if (version < 1) db.exec(SCHEMA_V1);
     if (version < 2) db.exec(SCHEMA_V2);
     if (version < 3) db.exec(SCHEMA_V3);
+    if (version < 4) db.exec(SCHEMA_V4);
     if (version < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

@@ -16,7 +16,9 @@ import { LedgerUnavailableError } from "./errors.js";
 import { Ledger } from "./ledger.js";
 import { COMMIT_BEHIND_MS, SqliteLedgerStore } from "./sqlite-store.js";
 import { runStoreSuite } from "./store.case.js";
+import { SCHEMA_VERSION } from "./sqlite-schema.js";
 import { MINUTE_MS, makeCall, manualClock, tempDir, versionOf } from "./testing/fixtures.js";
+import { assertUpgraded, recordBeforeUpgrade } from "./testing/upgrade.js";
 import type { CallRecord } from "./types.js";
 import { expire } from "./transitions.js";
 
@@ -268,6 +270,32 @@ describe("SqliteLedgerStore on disk", { timeout: 60_000 }, () => {
       await assert.rejects(store.readState("agent:broken"), (error: unknown) => error instanceof LedgerUnavailableError && error.data.cause === "unreadable_row");
     } finally {
       await store.close();
+    }
+  });
+
+  it("migrates a version-3 ledger with records in it: they stay as they were, and scripts' calls count from then on", async () => {
+    const path = nextPath();
+    const ledger = new Ledger({ store: path, policy: { strikes: 1_000 } });
+    const before = await recordBeforeUpgrade(ledger);
+    await ledger.close();
+    // Make it what a corral of schema 3 left behind: no script_calls, user_version 3.
+    const raw = new Database(path);
+    assert.equal(raw.pragma("user_version", { simple: true }), SCHEMA_VERSION);
+    raw.exec("DROP TABLE script_calls");
+    raw.pragma("user_version = 3");
+    raw.close();
+
+    const migrated = new Ledger({ store: path, policy: { strikes: 1_000 } });
+    try {
+      await assertUpgraded(migrated, before);
+    } finally {
+      await migrated.close();
+    }
+    const check = new Database(path, { readonly: true });
+    try {
+      assert.equal(check.pragma("user_version", { simple: true }), SCHEMA_VERSION);
+    } finally {
+      check.close();
     }
   });
 

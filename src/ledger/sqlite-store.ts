@@ -41,7 +41,8 @@ import Database from "better-sqlite3";
 import { z } from "zod";
 import { CorralError, describeIssues } from "../errors.js";
 import { LedgerClosedError, LedgerUnavailableError } from "./errors.js";
-import { prepareStatements, toState, toStrike, toolsBySource, type EventRow, type Statements, type StateRow, type StrikeRow, type ToolDbRow } from "./sqlite-rows.js";
+import { countScriptCalls, prepareStatements, readScriptCallers, readScriptTools, toState, toStrike, toolsBySource, type EventRow, type Statements, type StateRow, type StrikeRow, type ToolDbRow } from "./sqlite-rows.js";
+import { scriptCountsOf, type StoredScriptCallers, type StoredScriptTools } from "./script-calls.js";
 import { runEnd, sumRun } from "./record-runs.js";
 import { migrate, STRIKE_MINUTES_KEPT_MS } from "./sqlite-schema.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
@@ -95,6 +96,8 @@ export class SqliteLedgerStore implements LedgerStore {
     recordLoad: Database.Transaction<(load: LoadRecord) => void>;
     listSources: Database.Transaction<() => StoredSource[]>;
     readSource: Database.Transaction<(source: string, limits: Limits) => StoredSourceDetail | null>;
+    scriptTools: Database.Transaction<(script: string, limit: number) => StoredScriptTools>;
+    scriptCallers: Database.Transaction<(source: string, limit: number) => StoredScriptCallers>;
   };
   #pending: Pending[] = [];
   /** A commit is due at the next turn of the event loop. */
@@ -141,6 +144,8 @@ export class SqliteLedgerStore implements LedgerStore {
       recordLoad: this.#db.transaction((load: LoadRecord) => this.#recordLoad(load)),
       listSources: this.#db.transaction(() => this.#listSources()),
       readSource: this.#db.transaction((source: string, limits: Limits) => this.#readSource(source, limits)),
+      scriptTools: this.#db.transaction((script: string, limit: number) => readScriptTools(this.#sql, script, limit)),
+      scriptCallers: this.#db.transaction((source: string, limit: number) => readScriptCallers(this.#sql, source, limit)),
     };
   }
 
@@ -232,6 +237,7 @@ export class SqliteLedgerStore implements LedgerStore {
       wallSum, cpuSum, lastWall: last.wallMs, heap, at: last.at,
       strikeAt: strike ? call.at : null, strikeOutcome: strike ? call.outcome : null, strikeMessage: strike ? (call.message ?? "") : null,
     });
+    for (const count of scriptCountsOf(run)) countScriptCalls(sql, count);
     let strikeTimes: number[] = [];
     if (strike) {
       sql.insertStrike.run({ source: call.source, tool: call.tool, version: call.version, callId: call.callId, outcome: call.outcome, message: call.message ?? "", at: call.at, caller: call.caller ?? null });
@@ -320,6 +326,14 @@ export class SqliteLedgerStore implements LedgerStore {
       events: (sql.recentEvents.all({ source, limit: limits.events }) as EventRow[]).map((event) => LedgerEvent.parse(event)),
       strikes: strikes.slice(0, limits.strikes),
     };
+  }
+
+  readScriptTools(script: string, limit: number): Promise<StoredScriptTools> {
+    return this.#run("read a script source's tools", () => this.#txn.scriptTools.deferred(script, limit));
+  }
+
+  readScriptCallers(source: string, limit: number): Promise<StoredScriptCallers> {
+    return this.#run("read the scripts that called a source", () => this.#txn.scriptCallers.deferred(source, limit));
   }
 
   #readState(source: string): SourceState {

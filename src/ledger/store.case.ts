@@ -1,12 +1,14 @@
 /**
  * @module src/ledger/store.case
- * The one suite every LedgerStore must pass, run by sqlite-store.test.ts and
- * memory-store.test.ts: the store's contract first, then the Ledger's
- * behaviour on top of it, with a clock the tests move by hand.
+ * The one suite every LedgerStore must pass, run by sqlite-store.test.ts,
+ * memory-store.test.ts and postgres-store.test.ts: the store's contract
+ * first, then the Ledger's behaviour on top of it, with a clock the tests
+ * move by hand; then the script-call counters (script-calls.case.ts).
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Ledger } from "./ledger.js";
+import { runScriptCallsSuite } from "./script-calls.case.js";
 import { LedgerClosedError } from "./errors.js";
 import type { LedgerStore } from "./store.js";
 import { MINUTE_MS, T0, makeCall, manualClock, versionOf } from "./testing/fixtures.js";
@@ -368,4 +370,6 @@ export function runStoreSuite(name: string, createStore: StoreFactory): void {
       });
     });
   });
+
+  runScriptCallsSuite(name, createStore, withStore);
 }

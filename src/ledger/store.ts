@@ -1,6 +1,6 @@
 /**
  * @module src/ledger/store
- * LedgerStore: what the Ledger needs from a place to keep its record. Two
+ * LedgerStore: what the Ledger needs from a place to keep its record. Three
  * implementations (SQLite on disk, memory, PostgreSQL) pass one shared suite
  * (store.case.ts). The interface is asynchronous for PostgreSQL's sake: it
  * waits on the network; SQLite and memory answer at once.
@@ -10,6 +10,7 @@
  * the state it replaces. Two processes on one database therefore never both
  * apply the same change (one expiry event, not two).
  */
+import type { StoredScriptCallers, StoredScriptTools } from "./script-calls.js";
 import type { Transition } from "./transitions.js";
 import type { CallRecord, LedgerEvent, LoadRecord, SourceState, StrikeEntry, ToolRow, Totals } from "./types.js";
 
@@ -119,6 +120,19 @@ export interface LedgerStore {
   listSources(): Promise<StoredSource[]>;
   /** One source with its latest events and strikes; null if it was never seen. */
   readSource(source: string, limits: { events: number; strikes: number }): Promise<StoredSourceDetail | null>;
+  /**
+   * What the scripts of `script` (a `code:` source) called: the counters of
+   * the first `limit` (tool source, tool) pairs, every outcome kind of each,
+   * most strikes first, then most calls, then by name; and how many pairs
+   * there are. Counted by recordCall from each record's `via`.
+   */
+  readScriptTools(script: string, limit: number): Promise<StoredScriptTools>;
+  /**
+   * The script sources whose scripts called tools of `source`, each with its
+   * totals over them: the first `limit`, most strikes first, then most
+   * calls, then by name; and how many there are.
+   */
+  readScriptCallers(source: string, limit: number): Promise<StoredScriptCallers>;
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
@@ -127,5 +141,5 @@ export interface LedgerStore {
 export function isLedgerStore(value: unknown): value is LedgerStore {
   if (typeof value !== "object" || value === null) return false;
   const store = value as Record<string, unknown>;
-  return ["recordCall", "recordLoad", "readState", "transition", "listSources", "readSource", "close"].every((name) => typeof store[name] === "function");
+  return ["recordCall", "recordLoad", "readState", "transition", "listSources", "readSource", "readScriptTools", "readScriptCallers", "close"].every((name) => typeof store[name] === "function");
 }

@@ -17,6 +17,8 @@ export const MAX_MESSAGE_CHARS = 1_000;
 /** Times are milliseconds since the epoch, from the ledger's clock. */
 export const EpochMs = z.number().int().nonnegative();
 export const SourceId = z.string().regex(SOURCE_PATTERN, "a source id is plugin:<path>, agent:<id>, host:<name> or code:<caller id>");
+/** A script's source: the `code:` source a Code Mode script runs as. */
+export const ScriptSourceId = SourceId.refine((source) => source.startsWith("code:"), "a script source is code:<caller id>");
 /** A version is the content hash of the bundle the call ran. */
 export const Version = z.string().regex(/^[0-9a-f]{64}$/, "a version is a sha256 in 64 lower-case hex digits");
 
@@ -40,6 +42,8 @@ export const CallRecord = z.strictObject({
   message: z.string().transform((text) => text.slice(0, MAX_MESSAGE_CHARS)).optional(),
   /** Who the call was made for (a conversation, an MCP session): absent for the embedding program's own calls. */
   caller: CallerId.optional(),
+  /** A Code Mode script's tool call: the script's source (`code:<caller id>`); absent for every other call. */
+  via: ScriptSourceId.optional(),
   at: EpochMs,
 });
 export type CallRecord = z.infer<typeof CallRecord>;

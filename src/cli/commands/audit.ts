@@ -4,13 +4,17 @@
  * (no host, no workers), so it shows what a running host has recorded up to
  * its last call. Without a source: every source and its tools, most trouble
  * first. With one: that source's totals, recent strikes and changes of state,
- * and its capability uses (counters, and the latest with their targets).
+ * its capability uses (counters, and the latest with their targets), and
+ * what Code Mode made of it: for a script source (`code:<caller id>`) the
+ * tools its scripts called, for any other the script sources that called it.
  */
+import type { Ledger } from "../../ledger/index.js";
 import { checkSourceId } from "../../registry/source.js";
 import { CliFailure, EXIT, ledgerLabel, UsageError, withCliLedger, writeLines, type CliContext, type ExitCode } from "../context.js";
 import { toJson } from "../format.js";
 import { auditTableLines, PIPE_LINE_CHARS, sourceReportLines } from "../format-audit.js";
 import { capabilityLines, readCapabilityReport } from "../format-capabilities.js";
+import { scriptCallersLines, scriptToolsLines } from "../format-scripts.js";
 
 export type AuditOptions = {
   json: boolean;
@@ -44,8 +48,19 @@ export async function auditCommand(source: string | undefined, options: AuditOpt
     if (report === null) throw new CliFailure(`${source} has no record in ${ledgerLabel(context.ledgerFile)}; \`corral audit\` lists the sources it knows`);
     // Capability uses (fetch, ctx.fs, ctx.state) are kept beside the ledger, in the same file.
     const capabilities = await readCapabilityReport(context.ledgerFile, source);
-    if (options.json) stdout.write(toJson({ ...report, capabilities }));
-    else writeLines(stdout, [...sourceReportLines(report, lineChars), ...capabilityLines(capabilities, lineChars)]);
+    const scripts = await readScriptReport(ledger, source);
+    if (options.json) stdout.write(toJson({ ...report, capabilities, ...scripts.json }));
+    else writeLines(stdout, [...sourceReportLines(report, lineChars), ...scripts.lines(lineChars), ...capabilityLines(capabilities, lineChars)]);
     return EXIT.ok;
   });
+}
+
+/** A script source's tools, or the script sources that called a source's tools: as JSON members and as lines. */
+async function readScriptReport(ledger: Ledger, source: string): Promise<{ json: Record<string, unknown>; lines: (lineChars: number) => string[] }> {
+  if (checkSourceId(source) === "code") {
+    const scriptTools = await ledger.scriptTools(source);
+    return { json: { scriptTools }, lines: (lineChars) => scriptToolsLines(scriptTools, lineChars) };
+  }
+  const scriptCallers = await ledger.scriptCallers(source);
+  return { json: { scriptCallers }, lines: (lineChars) => scriptCallersLines(scriptCallers, lineChars) };
 }
