@@ -23,7 +23,7 @@ import type { ToolResult } from "../result.js";
 import { hostArguments } from "./arguments.js";
 import { isolationFor } from "./isolation.js";
 import { Telemetry, type LoadSummary } from "../telemetry/index.js";
-import { runCall, type CallDeps } from "./call-path.js";
+import { fastToolOf, recordFastCall, runCall, type CallDeps } from "./call-path.js";
 import { createHostCapabilities, type HostCapabilities } from "../capabilities/index.js";
 import { Loader } from "./loader.js";
 import { CodeMode, RUN_CODE, resolveCodeModeOptions } from "../codemode/index.js";
@@ -79,6 +79,7 @@ class CorralHost implements Host {
     this.#pool = new SandboxPool({
       // A running Code Mode script's requests are Code Mode's; every other call's, the broker's.
       capabilities: (message, hooks) => (this.#codeMode?.owns(message.callId) === true ? this.#codeMode.handle(message, hooks) : broker.handle(message, hooks)),
+      fastRecords: (callId, records) => this.#codeMode?.fastRecords(callId, records),
       workers: options.workers,
       spareWorkers: options.spareWorkers,
       pipelineDepth: options.pipelineDepth,
@@ -127,6 +128,9 @@ class CorralHost implements Host {
       catalog: this.#catalog,
       isQuarantined: (source) => this.#quarantine.isQuarantined(source),
       call: (name, input, callOptions) => runCall(this.#callDeps, name, input, callOptions),
+      fastTool: (entry) => fastToolOf(this.#callDeps, entry),
+      recordFast: (entry, fast, caller, traceContext) => recordFastCall(this.#callDeps, entry, fast, caller, traceContext),
+      channels: this.#callDeps.channels,
     });
     this.#registerBuiltins();
   }

@@ -26,13 +26,14 @@
 import type { Logger } from "pino";
 import type Tinypool from "tinypool";
 import type { ChildProcess } from "node:child_process";
-import { QUICK_CALL_MS, WorkerMessage, type CallReply, type CallTask, type NestedMessage, type Reply, type ReplyEntry, type Task, type TaskEntry } from "../../sandbox/protocol.js";
+import { QUICK_CALL_MS, WorkerMessage, type CallReply, type CallTask, type FastLane, type FastRecord, type NestedMessage, type Reply, type ReplyEntry, type Task, type TaskEntry } from "../../sandbox/protocol.js";
 import { classify, type WorkerDeath } from "../../sandbox/shared/classify.js";
 import { CapabilityRequestMessage, isCapabilityRequestMessage, type CapabilityPauseMessage, type CapabilityReplyMessage } from "../../sandbox/shared/capability-messages.js";
 import { BundleWindow } from "../../sandbox/shared/bundle-window.js";
 import { residentBytes } from "./process-memory.js";
 import { diedOfMemory, WorkerProcess } from "./worker-process.js";
-import { NestedCalls, type NestedOutcome } from "./nested-calls.js";
+import { NestedCalls, type Blamed, type NestedOutcome } from "./nested-calls.js";
+import { FastStatusFile } from "./fast-status-file.js";
 
 const RSS_SAMPLE_MS = 10;
 const RSS_PER_HEAP_MB = 2;
@@ -43,7 +44,9 @@ const RSS_BASELINE_MAX_AGE_MS = 1_000;
 export type PoolFailureKind = "timeout" | "memory" | "crash" | "cancelled" | "tool_error";
 /** Why the host stopped a worker: the evidence it adds to the worker's death. */
 export type StopReason = NonNullable<WorkerDeath["stoppedBy"]> | "fatal_memory" | "protocol";
-export type PoolOutcome = { ok: true; reply: Reply } | { ok: false; kind: PoolFailureKind; message: string };
+/** `culprit`: a script's fast nested call that its worker's death was charged to (its owner records the strike). */
+export type PoolOutcome = { ok: true; reply: Reply } | { ok: false; kind: PoolFailureKind; message: string; culprit?: FastCulprit };
+export type FastCulprit = { tool: number; kind: "timeout" | "memory" | "crash" | "cancelled"; message: string };
 
 export type PendingTask = {
   id: number;
@@ -69,6 +72,8 @@ export type CapabilityHandler = (message: CapabilityRequestMessage, hooks: Capab
 export type SessionHooks = {
   ready(session: WorkerSession): void;
   capability?: CapabilityHandler;
+  /** Records of a script's fast nested calls (src/codemode records them). */
+  fastRecords?(callId: string, records: FastRecord[]): void;
   /** A nested call answered (the router learns what the worker keeps warm). */
   nestedReplied?(session: WorkerSession, task: CallTask, reply: CallReply): void;
   /** The session is over; `orphans` were sent but never started. */
@@ -98,6 +103,9 @@ export class WorkerSession {
   #rssWatch: NodeJS.Timeout | undefined;
   #rssBaseline: { bytes: number; at: number } | undefined;
   readonly #nested: NestedCalls;
+  /** Where a script's fast lane says which fast call runs (made on the first script with one). */
+  #fastStatus: FastStatusFile | undefined;
+  #fastWatch: NodeJS.Timeout | undefined;
 
   constructor(tinypool: Tinypool, options: SessionOptions, hooks: SessionHooks) {
     this.#tinypool = tinypool;
@@ -156,10 +164,24 @@ export class WorkerSession {
    * The task itself keeps its code, should it be run elsewhere after all.
    */
   #onTheWire(entry: TaskEntry): TaskEntry {
-    const { bundle } = entry.task;
-    if (bundle.code === undefined || this.#bundlesSent.admit(bundle.hash, true)) return entry;
+    const { task } = entry;
+    const wired = { ...task, bundle: this.#bundleOnTheWire(task.bundle) } as Task;
+    if (task.type === "call" && task.fastLane !== undefined && wired.type === "call") {
+      // A fast lane's bundles go by the same window; its status file is this session's.
+      this.#fastStatus ??= FastStatusFile.create(this.#options.logger);
+      const tools = task.fastLane.tools.map((tool) => ({ ...tool, bundle: this.#bundleOnTheWire(tool.bundle) }));
+      const lane: FastLane = { ...task.fastLane, tools };
+      if (this.#fastStatus !== undefined) lane.statusPath = this.#fastStatus.path;
+      else delete lane.statusPath;
+      wired.fastLane = lane;
+    }
+    return { id: entry.id, task: wired };
+  }
+
+  #bundleOnTheWire<B extends Task["bundle"]>(bundle: B): B {
+    if (bundle.code === undefined || this.#bundlesSent.admit(bundle.hash, true)) return bundle;
     const { code: _sent, ...withoutCode } = bundle;
-    return { id: entry.id, task: { ...entry.task, bundle: withoutCode } };
+    return withoutCode as B;
   }
 
   /**
@@ -250,12 +272,16 @@ export class WorkerSession {
       return;
     }
     if (message.type === "nested") {
-      const task = this.#nested.running;
-      if (task === undefined || !this.#nested.replied(message.id, message.reply)) {
+      const task = this.#nested.replied(message.id, message.reply);
+      if (task === undefined) {
         this.kill("protocol", "the sandbox worker answered a nested call out of order");
         return;
       }
       this.#hooks.nestedReplied?.(this, task, message.reply);
+      return;
+    }
+    if (message.type === "fast") {
+      this.#hooks.fastRecords?.(message.callId, message.records);
       return;
     }
     if (message.type === "phase") {
@@ -346,6 +372,8 @@ export class WorkerSession {
     if (head === undefined) return;
     const { timeoutMs, memoryMb } = head.limits;
     this.#watch(timeoutMs, "run");
+    const lane = head.task.type === "call" ? head.task.fastLane : undefined;
+    if (lane !== undefined) this.#watchFastLane(lane);
     const pid = this.#worker?.pid;
     const baseline = pid === undefined ? undefined : this.#baseline(pid);
     if (pid === undefined || baseline === undefined) return;
@@ -363,6 +391,18 @@ export class WorkerSession {
       }
     }, RSS_SAMPLE_MS);
     this.#rssWatch.unref();
+  }
+
+  /**
+   * A script with a fast lane runs: its status file is read on this host's
+   * clock, so a fast nested call the worker never announced by message is
+   * timed (and blamed) as a host-routed one is (nested-calls.ts).
+   */
+  #watchFastLane(lane: FastLane): void {
+    const status = this.#fastStatus;
+    if (status === undefined) return;
+    this.#fastWatch = setInterval(() => this.#nested.observeFast(status.read(), lane), RSS_SAMPLE_MS);
+    this.#fastWatch.unref();
   }
 
   /** (Re)arms the watchdog of the running task: `limitMs` + grace from now. */
@@ -394,6 +434,8 @@ export class WorkerSession {
   #clearHeadTimers(): void {
     clearTimeout(this.#watchdog);
     clearInterval(this.#rssWatch);
+    clearInterval(this.#fastWatch);
+    this.#fastWatch = undefined;
     this.#watchdog = undefined;
     this.#watchdogAt = undefined;
     this.#watchdogFire = undefined;
@@ -403,6 +445,10 @@ export class WorkerSession {
   async #end(error: unknown): Promise<void> {
     if (this.#ended) return;
     this.#ended = true;
+    // The last word of the fast lane, if the head is a script with one: which fast call held the worker.
+    const lane = this.#fifo[0]?.task.type === "call" ? (this.#fifo[0].task as CallTask).fastLane : undefined;
+    if (lane !== undefined && this.#fastStatus !== undefined) this.#nested.observeFast(this.#fastStatus.read(), lane);
+    this.#fastStatus?.close();
     this.#clearHeadTimers();
     const [head, ...rest] = this.#fifo.splice(0);
     // A nested call running as the worker ended is to blame when the kill
@@ -415,13 +461,7 @@ export class WorkerSession {
     const death: Exclude<NestedOutcome, { ok: true }> =
       !outcome.ok && outcome.kind !== "tool_error" ? { ok: false, kind: outcome.kind, message: outcome.message } : { ok: false, kind: "crash", message: "the worker ended" };
     const blamed = this.#nested.end(death, blameNested);
-    if (head !== undefined) {
-      head.settle(blamed === undefined || outcome.ok ? outcome : {
-        ok: false,
-        kind: "tool_error",
-        message: `the tool "${blamed}" this script called stopped its worker (${outcome.message}); the script ended with it. The strike is the tool's`,
-      });
-    }
+    if (head !== undefined) head.settle(blamed === undefined || outcome.ok ? outcome : scriptOutcome(blamed, outcome.message));
     // A ghost's task runs elsewhere already.
     this.#hooks.ended(this, rest.filter((pending) => pending.ghost !== true));
   }
@@ -445,6 +485,17 @@ export class WorkerSession {
     if (kind === "memory") return { ok: false, kind, message: `the tool ran its worker out of memory (the worker died: ${how}); the worker was replaced` };
     return { ok: false, kind, message: `the sandbox worker died while running the tool (${how}); the worker was replaced` };
   }
+}
+
+/** A script whose worker a tool it called stopped: a tool_error; the tool takes the strike (recorded by the script's owner if the call was fast). */
+function scriptOutcome(blamed: Blamed, message: string): PoolOutcome {
+  const outcome: PoolOutcome = {
+    ok: false,
+    kind: "tool_error",
+    message: `the tool "${blamed.tool}" this script called stopped its worker (${message}); the script ended with it. The strike is the tool's`,
+  };
+  if (blamed.fast !== undefined) outcome.culprit = { tool: blamed.fast, kind: blamed.death.kind, message: blamed.death.message };
+  return outcome;
 }
 
 function deathOf(reason: StopReason | undefined, outOfMemory: boolean): WorkerDeath {

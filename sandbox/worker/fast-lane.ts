@@ -1,0 +1,232 @@
+/**
+ * @module sandbox/worker/fast-lane
+ * A Code Mode script's fast lane in its worker: the tool calls the host
+ * pre-authorized when the script started (FastLane in the script's task) run
+ * here, on the tool's warm isolate, without a message to the host per call.
+ * Every other request of the script goes to the host as before.
+ *
+ * ```
+ * script: await tools.x(input) ─▶ relay (setLocalRelay) ─▶ here
+ *   counts (maxCalls, maxInFlight: every tool call of the script passes here)
+ *   x on the lane, its source not struck ─▶ nested queue: status file "x runs"
+ *     ─▶ core.handle (x's isolate, x's limits, the script's scope) ─▶ status "none"
+ *     ─▶ answer from the envelope (shared reader) ─▶ the script
+ *     ─▶ record ─▶ batch ─▶ {type: "fast", records} ─▶ host: ledger, events, spans
+ *   otherwise ─▶ records sent first, then the request goes to the host
+ * ```
+ * Records leave in call order: at once after a strike (and that source's
+ * calls go to the host from then on, where its quarantine is decided),
+ * before any request sent to the host (so it judges with every count),
+ * before a call that may be slow (so a worker killed in it loses none),
+ * past BATCH_RECORDS, after FLUSH_AFTER_MS, and when the script ends, before
+ * its reply. This process only carries the host's verdicts: it never
+ * decides a quarantine, an effect or a gate.
+ */
+import { closeSync, openSync, writeSync } from "node:fs";
+import { STRIKE_KINDS, type CallReply, type CallTask, type FastLane as FastLaneSpec, type FastRecord, type WorkerMessage } from "../protocol.js";
+import type { ToolAnswer } from "../shared/codemode-messages.js";
+import { readEnvelope } from "../shared/envelope.js";
+import { encodeFastStatus, FAST_STATUS_BYTES } from "../shared/fast-status.js";
+import { endLocalRelay, setLocalRelay, type CapabilityCall } from "./capability-relay.js";
+import type { NestedQueue } from "./nested-queue.js";
+import type { WorkerCore } from "./worker-core.js";
+
+/** A batch this long leaves at once (one message of a few hundred KB at most). */
+const BATCH_RECORDS = 256;
+/** Records wait at most this long for others to share their message. */
+const FLUSH_AFTER_MS = 10;
+
+export type FastLaneDeps = { core: WorkerCore; queue: NestedQueue; send(message: WorkerMessage): void };
+
+/** Fast nested calls run in this process so far: what tests read to see that the lane was taken. */
+let fastCallsRun = 0;
+export function fastCallsRunHere(): number {
+  return fastCallsRun;
+}
+
+export class FastLane {
+  readonly #scriptCallId: string;
+  readonly #spec: FastLaneSpec;
+  readonly #deps: FastLaneDeps;
+  readonly #byName = new Map<string, number>();
+  /** Sources that took a strike during this script: their calls go to the host. */
+  readonly #struck = new Set<string>();
+  #records: FastRecord[] = [];
+  #flushTimer: NodeJS.Timeout | undefined;
+  #calls = 0;
+  #inFlight = 0;
+  #next = 0;
+  #closed = false;
+  readonly #status: StatusWriter | undefined;
+
+  constructor(scriptCallId: string, spec: FastLaneSpec, deps: FastLaneDeps) {
+    this.#scriptCallId = scriptCallId;
+    this.#spec = spec;
+    this.#deps = deps;
+    this.#status = spec.statusPath === undefined ? undefined : new StatusWriter(spec.statusPath);
+    // Never a nested call the host cannot time: without the status file, every call goes to the host.
+    if (this.#status?.open === true) spec.tools.forEach((tool, index) => this.#byName.set(tool.name, index));
+    setLocalRelay(scriptCallId, (seq, requestJson, call) => this.#relay(seq, requestJson, call));
+  }
+
+  /** The script ended and its nested calls are answered: the last records leave (before its reply). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    endLocalRelay(this.#scriptCallId);
+    this.#flush();
+    this.#status?.close();
+  }
+
+  #relay(seq: number, requestJson: string, call: CapabilityCall): CapabilityCall | undefined {
+    const request = toolRequest(requestJson);
+    // search, describe and anything malformed: the host answers (with every count it needs).
+    if (request === undefined || this.#closed) return this.#toHost(call, false);
+    const { maxCalls, maxInFlight } = this.#spec;
+    if (this.#calls >= maxCalls) return this.#refuse(seq, call, request.name, `this script made ${maxCalls} tool calls already (codeMode.maxCalls)`);
+    if (this.#inFlight >= maxInFlight) return this.#refuse(seq, call, request.name, `this script has ${maxInFlight} tool calls waiting already (codeMode.maxInFlight)`);
+    this.#calls++;
+    const index = this.#byName.get(request.name);
+    const tool = index === undefined ? undefined : this.#spec.tools[index];
+    if (index === undefined || tool === undefined || this.#struck.has(tool.source)) return this.#toHost(call, true);
+    this.#run(seq, call, index, request.inputJson);
+    return undefined;
+  }
+
+  /** Sends the request to the host, after the records, so it judges it with every count and strike. */
+  #toHost(call: CapabilityCall, toolCall: boolean): CapabilityCall {
+    this.#flush();
+    if (!toolCall) return call;
+    this.#inFlight++;
+    let answered = false;
+    return {
+      deliver: (seq, answerJson, pausedMs) => {
+        if (!answered) this.#inFlight--;
+        answered = true;
+        call.deliver(seq, answerJson, pausedMs);
+      },
+      pause: () => call.pause(),
+    };
+  }
+
+  #refuse(seq: number, call: CapabilityCall, name: string, message: string): undefined {
+    this.#push({ callId: `${this.#scriptCallId}/refused`, ms: 0, refused: { name: name.slice(0, 64), kind: "busy", message } });
+    answer(call, seq, { ok: false, kind: "busy", message });
+    return undefined;
+  }
+
+  #run(seq: number, call: CapabilityCall, index: number, inputJson: string): void {
+    const tool = this.#spec.tools[index];
+    if (tool === undefined) return;
+    const { core } = this.#deps;
+    const started = performance.now();
+    const task: CallTask = { type: "call", callId: `${this.#scriptCallId}/${this.#next++}`, bundle: tool.bundle, tool: tool.name, inputJson, limits: tool.limits };
+    if (this.#spec.scope !== undefined && this.#spec.scope !== "") task.scope = this.#spec.scope;
+    this.#inFlight++;
+    void this.#deps.queue
+      .run(async () => {
+        // A call that may be slow (cold, or slow last time) could be the one the host kills: nothing waits behind it.
+        if (!core.expectedQuick(task)) this.#flush();
+        this.#status?.running(index);
+        core.tasksInFlight++;
+        try {
+          return await core.handle(task);
+        } finally {
+          core.tasksInFlight--;
+          this.#status?.idle();
+        }
+      })
+      .then((reply) => {
+        this.#inFlight--;
+        fastCallsRun++;
+        const answered = answerOf(reply as CallReply, this.#spec);
+        this.#push({ tool: index, callId: task.callId, ms: performance.now() - started, reply: reply as CallReply });
+        if (!answered.ok && STRIKE_KINDS.has(answered.kind as CallReply["kind"])) {
+          // The host decides what the strike means (a quarantine?) before this source runs here again: never, in this script.
+          this.#struck.add(tool.source);
+          this.#flush();
+        }
+        answer(call, seq, answered);
+      });
+  }
+
+  #push(record: FastRecord): void {
+    this.#records.push(record);
+    if (this.#records.length >= BATCH_RECORDS) this.#flush();
+    else if (this.#flushTimer === undefined) {
+      this.#flushTimer = setTimeout(() => this.#flush(), FLUSH_AFTER_MS);
+      this.#flushTimer.unref();
+    }
+  }
+
+  #flush(): void {
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    if (this.#records.length === 0) return;
+    const records = this.#records;
+    this.#records = [];
+    this.#deps.send({ corral: 1, type: "fast", callId: this.#scriptCallId, records });
+  }
+}
+
+/** The tool call in a script's request, if that is what it is (the rest the host parses). */
+function toolRequest(requestJson: string): { name: string; inputJson: string } | undefined {
+  try {
+    const request = JSON.parse(requestJson) as { kind?: unknown; name?: unknown; inputJson?: unknown };
+    if (request.kind !== "tool" || typeof request.name !== "string" || typeof request.inputJson !== "string") return undefined;
+    return { name: request.name, inputJson: request.inputJson };
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the script hears: as the host's path answers it (src/codemode/code-mode.ts), from the same envelope reader. */
+function answerOf(reply: CallReply, spec: FastLaneSpec): ToolAnswer {
+  if (reply.envelopeJson === undefined) return { ok: false, kind: reply.kind === "ok" ? "crash" : reply.kind, message: reply.message ?? "the call failed" };
+  const read = readEnvelope(reply.envelopeJson, spec.caps);
+  return read.ok ? { ok: true, result: read.structured ?? read.output } : { ok: false, kind: read.kind, message: read.message };
+}
+
+/** Answers the script in a later microtask: never inside the entry that asked. */
+function answer(call: CapabilityCall, seq: number, value: ToolAnswer): void {
+  const answerJson = JSON.stringify({ ok: true, value });
+  queueMicrotask(() => call.deliver(seq, answerJson, 0));
+}
+
+/** Writes which fast call runs (sandbox/shared/fast-status.ts): one pwrite of 32 bytes per change. */
+class StatusWriter {
+  readonly #fd: number | undefined;
+  readonly #buffer = new Float64Array(FAST_STATUS_BYTES / 8);
+  #seq = 0;
+
+  constructor(path: string) {
+    try {
+      this.#fd = openSync(path, "r+");
+    } catch {
+      // No status file: the lane stays empty (see the constructor of FastLane).
+      this.#fd = undefined;
+    }
+  }
+
+  get open(): boolean {
+    return this.#fd !== undefined;
+  }
+
+  running(tool: number): void {
+    this.#write(tool, Date.now());
+  }
+
+  idle(): void {
+    this.#write(-1, 0);
+  }
+
+  #write(tool: number, startedAt: number): void {
+    if (this.#fd === undefined) return;
+    encodeFastStatus({ seq: ++this.#seq, tool, startedAt }, this.#buffer);
+    writeSync(this.#fd, this.#buffer, 0, FAST_STATUS_BYTES, 0);
+  }
+
+  close(): void {
+    if (this.#fd !== undefined) closeSync(this.#fd);
+  }
+}

@@ -1,0 +1,132 @@
+import { describe, it, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createHost, type Host, type HostEvent, type ToolResult } from "../../src/index.js";
+import { assertNoWorkersLeft, childPids, tempDir, toolSource } from "../helpers/host.js";
+import { runCli } from "../cli/cli-process.js";
+
+/**
+ * Code Mode's fast lane, on a real host with one worker and a SQLite
+ * ledger: a script's calls of pre-authorized tools run in its worker without
+ * a request to the host each (`details.fastCalls` counts the records that
+ * came batched; a call through the host is a capability request the host
+ * answers and is not counted there), their records reach the ledger, a strike
+ * takes the source off the lane for the rest of the script, and a
+ * quarantine made by another process is obeyed by the next script.
+ */
+type Details = { calls: { tool: string; kind: string }[]; callCount: number; callsByKind: Record<string, number>; fastCalls: number; callsNotListed?: number };
+
+function detailsOf(result: ToolResult): Details {
+  assert.ok(result.details !== undefined, JSON.stringify(result));
+  return result.details as Details;
+}
+
+describe("Code Mode: the fast lane", { timeout: 300_000 }, () => {
+  let host: Host;
+  let before_: number[];
+  let dir: { path: string; remove: () => void };
+  let ledgerFile: string;
+  const events: HostEvent[] = [];
+
+  before(async () => {
+    before_ = childPids();
+    dir = tempDir();
+    ledgerFile = join(dir.path, "ledger.db");
+    host = createHost({
+      workers: 1,
+      cacheDir: join(dir.path, "cache"),
+      // Two strikes quarantine a source until released: one strike does not.
+      ledger: { store: ledgerFile, policy: { strikes: 2, windowMs: 600_000, quarantineMs: null } },
+      codeMode: { timeoutMs: 60_000, maxCalls: 2_000 },
+    });
+    host.on((event) => events.push(event));
+    const loads = await Promise.all([
+      host.load({ source: "agent:math", code: toolSource({ name: "add", input: "z.object({ a: z.number(), b: z.number() })", run: "return { sum: input.a + input.b };" }) }),
+      // Hangs when asked: its isolate's limit stops it (a timeout, a strike).
+      host.load({
+        source: "agent:flaky",
+        code: toolSource({ name: "flaky", input: "z.object({ hang: z.boolean() })", extra: "limits: { timeoutMs: 100 },", run: "if (input.hang) for (;;) {} return 'fine';" }),
+      }),
+      // Declares an effect: judged by the host on every call (the policy asks the gate), never on the lane.
+      host.load({ source: "agent:reader", code: toolSource({ name: "reader", extra: 'effects: ["read"], limits: {},', run: "return 'read';" }).replace("effects: [],", "") }),
+      host.load({ source: "agent:other", code: toolSource({ name: "other", run: "return 'other';" }) }),
+    ]);
+    for (const loaded of loads) assert.ok(loaded.ok, JSON.stringify(loaded));
+  });
+
+  after(async () => {
+    await host.close();
+    dir.remove();
+    await assertNoWorkersLeft(before_);
+  });
+
+  it("runs a script's calls of pre-authorized tools in its worker: no request to the host per call", async () => {
+    const result = await host.call("run_code", { code: "let s = 0; for (let i = 0; i < 50; i++) s += (await tools.add({ a: i, b: 1 })).sum; return s;" });
+    assert.ok(result.ok, JSON.stringify(result));
+    assert.equal(result.structured, 1275);
+    const details = detailsOf(result);
+    assert.equal(details.callCount, 50);
+    assert.equal(details.fastCalls, 50, "every call took the fast lane");
+    // A tool with an effect goes through the host (the policy asks the gate for it).
+    const mixed = await host.call("run_code", { code: "await tools.add({ a: 1, b: 2 }); try { await tools.reader({}); } catch (e) { return e.kind; } return 'ran';" });
+    assert.ok(mixed.ok, JSON.stringify(mixed));
+    assert.equal(detailsOf(mixed).fastCalls, 1);
+    assert.deepEqual(detailsOf(mixed).calls.map((c) => [c.tool, c.kind]), [["add", "ok"], ["reader", "blocked"]]);
+  });
+
+  it("records every one of 1,000 fast calls: the ledger's counts equal details.calls", async () => {
+    const before = (await host.auditSource("agent:math"))?.tools.find((t) => t.tool === "add")?.totals.calls ?? 0;
+    const ends = events.length;
+    const result = await host.call("run_code", { code: "for (let i = 0; i < 1000; i++) await tools.add({ a: i, b: i }); return 'done';" });
+    assert.ok(result.ok, JSON.stringify(result));
+    const details = detailsOf(result);
+    assert.equal(details.callCount, 1_000);
+    assert.equal(details.fastCalls, 1_000);
+    assert.deepEqual(details.callsByKind, { ok: 1_000 });
+    assert.equal(details.calls.length, 1_000);
+    const row = (await host.auditSource("agent:math"))?.tools.find((t) => t.tool === "add");
+    assert.equal((row?.totals.calls ?? 0) - before, 1_000, "one ledger record per nested call");
+    // Each nested call's events were emitted by the host as its record arrived, before the script's result.
+    const nestedEnds = events.slice(ends).filter((e) => e.type === "tool_execution_end" && e.tool === "add");
+    assert.equal(nestedEnds.length, 1_000);
+  });
+
+  it("takes a source off the lane after its strike, for the rest of the script: its next call is judged by the host (quarantined at the policy's second strike)", async () => {
+    const code = `
+      const kinds = [];
+      const call = async (hang) => { try { await tools.flaky({ hang }); kinds.push("ok"); } catch (e) { kinds.push(e.kind); } };
+      await call(false); await call(true); await call(false); await call(true); await call(false);
+      await tools.add({ a: 1, b: 1 });
+      return kinds;`;
+    const result = await host.call("run_code", { code });
+    assert.ok(result.ok, JSON.stringify(result));
+    // ok, strike (fast); then through the host: ok, strike (the policy's second: quarantined), quarantined.
+    assert.deepEqual(result.structured, ["ok", "timeout", "ok", "timeout", "quarantined"]);
+    const details = detailsOf(result);
+    assert.equal(details.fastCalls, 3, "flaky twice before its strike, add once: the rest went through the host");
+    const row = (await host.auditSource("agent:flaky"))?.tools.find((t) => t.tool === "flaky");
+    assert.equal(row?.totals.strikes, 2);
+    assert.equal(row?.totals.calls, 5);
+    assert.equal((await host.sourceState("agent:flaky")).state, "quarantined");
+    // The next script does not get the quarantined tool at all.
+    const next = await host.call("run_code", { code: "return { flaky: typeof tools.flaky };" });
+    assert.ok(next.ok);
+    assert.deepEqual(next.structured, { flaky: "undefined" });
+    await host.release("agent:flaky");
+  });
+
+  it("obeys from the next script a quarantine that another process (the CLI) made meanwhile", async () => {
+    const first = await host.call("run_code", { code: "return (await tools.other({})) + ' ' + (await tools.add({ a: 1, b: 1 })).sum;" });
+    assert.ok(first.ok, JSON.stringify(first));
+    assert.equal(detailsOf(first).fastCalls, 2);
+    const run = await runCli(["quarantine", "agent:other", "--reason", "bad answers", "--ledger", ledgerFile], { cwd: dir.path });
+    assert.equal(run.code, 0, run.stderr);
+    const second = await host.call("run_code", { code: "const t = tools.other; await tools.add({ a: 1, b: 1 }); return { other: typeof t };" });
+    assert.ok(second.ok, JSON.stringify(second));
+    assert.deepEqual(second.structured, { other: "undefined" }, "the quarantined tool is not the script's");
+    assert.equal(detailsOf(second).fastCalls, 1);
+    const row = (await host.auditSource("agent:other"))?.tools.find((t) => t.tool === "other");
+    assert.equal(row?.totals.calls, 1, "it never ran again");
+    await host.release("agent:other");
+  });
+});
