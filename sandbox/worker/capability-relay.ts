@@ -14,10 +14,16 @@ export type CapabilityCall = { deliver(seq: number, answerJson: string, pausedMs
 
 /**
  * Answers a call's requests in this worker where it can (a Code Mode
- * script's fast lane, sandbox/worker/fast-lane.ts): undefined when it
- * answered, or the CapabilityCall to send the request to the host with.
+ * script's fast lane, sandbox/worker/fast-lane.ts). `now` runs inside the
+ * guest's entry that asked: the answer's JSON at once, a promise of it, or
+ * undefined (not taken: the request goes on to `relay`, after the entry).
+ * `relay` answers undefined when it answered, or the CapabilityCall to send
+ * the request to the host with.
  */
-export type LocalRelay = (seq: number, requestJson: string, call: CapabilityCall) => CapabilityCall | undefined;
+export type LocalRelay = {
+  now(seq: number, requestJson: string): string | Promise<string> | undefined;
+  relay(seq: number, requestJson: string, call: CapabilityCall): CapabilityCall | undefined;
+};
 
 const waiting = new Map<string, CapabilityCall>();
 const local = new Map<string, LocalRelay>();
@@ -31,9 +37,14 @@ export function endLocalRelay(callId: string): void {
   local.delete(callId);
 }
 
+/** A request answered inside the guest's entry, if the call's local relay takes it (see LocalRelay). */
+export function answerNow(callId: string, seq: number, requestJson: string): string | Promise<string> | undefined {
+  return local.get(callId)?.now(seq, requestJson);
+}
+
 export function sendCapabilityRequest(callId: string, seq: number, requestJson: string, given: CapabilityCall): void {
   const relay = local.get(callId);
-  const call = relay === undefined ? given : relay(seq, requestJson, given);
+  const call = relay === undefined ? given : relay.relay(seq, requestJson, given);
   if (call === undefined) return;
   waiting.set(callId, call);
   const message: CapabilityRequestMessage = { corral: 1, type: "capability", callId, seq, requestJson };

@@ -38,12 +38,6 @@ const FLUSH_AFTER_MS = 10;
 
 export type FastLaneDeps = { core: WorkerCore; queue: NestedQueue; send(message: WorkerMessage): void };
 
-/** Fast nested calls run in this process so far: what tests read to see that the lane was taken. */
-let fastCallsRun = 0;
-export function fastCallsRunHere(): number {
-  return fastCallsRun;
-}
-
 export class FastLane {
   readonly #scriptCallId: string;
   readonly #spec: FastLaneSpec;
@@ -66,7 +60,7 @@ export class FastLane {
     this.#status = spec.statusPath === undefined ? undefined : new StatusWriter(spec.statusPath);
     // Never a nested call the host cannot time: without the status file, every call goes to the host.
     if (this.#status?.open === true) spec.tools.forEach((tool, index) => this.#byName.set(tool.name, index));
-    setLocalRelay(scriptCallId, (seq, requestJson, call) => this.#relay(seq, requestJson, call));
+    setLocalRelay(scriptCallId, { now: (_seq, requestJson) => this.#now(requestJson), relay: (seq, requestJson, call) => this.#relay(seq, requestJson, call) });
   }
 
   /** The script ended and its nested calls are answered: the last records leave (before its reply). */
@@ -76,6 +70,52 @@ export class FastLane {
     endLocalRelay(this.#scriptCallId);
     this.#flush();
     this.#status?.close();
+  }
+
+  /**
+   * Inside the script's entry: a call of a lane tool whose isolate is warm
+   * here and whose last call was quick runs now, in that entry (the tool's
+   * own isolate and limits; its status written first), when no other nested
+   * call is queued. Anything else is left to #relay, after the entry.
+   */
+  #now(requestJson: string): string | Promise<string> | undefined {
+    if (this.#closed || this.#deps.queue.pending > 0) return undefined;
+    const request = toolRequest(requestJson);
+    if (request === undefined || this.#calls >= this.#spec.maxCalls || this.#inFlight >= this.#spec.maxInFlight) return undefined;
+    const index = this.#byName.get(request.name);
+    const tool = index === undefined ? undefined : this.#spec.tools[index];
+    if (index === undefined || tool === undefined || this.#struck.has(tool.source)) return undefined;
+    const task = this.#task(index, request.inputJson);
+    const { core } = this.#deps;
+    if (!core.expectedQuick(task)) return undefined;
+    this.#calls++;
+    this.#inFlight++;
+    const started = performance.now();
+    this.#status?.running(index);
+    core.tasksInFlight++;
+    const ended = () => {
+      core.tasksInFlight--;
+      this.#status?.idle();
+    };
+    let reply: CallReply | Promise<CallReply> | undefined;
+    try {
+      reply = core.callNow(task);
+    } finally {
+      if (!(reply instanceof Promise)) ended();
+    }
+    if (reply === undefined) {
+      // Evicted since the check: nothing ran; the ordinary path loads it.
+      this.#calls--;
+      this.#inFlight--;
+      this.#next--;
+      return undefined;
+    }
+    if (!(reply instanceof Promise)) return JSON.stringify({ ok: true, value: this.#done(index, task, started, reply) });
+    // The tool waits after all: later nested calls queue behind it.
+    const waiting = reply;
+    return this.#deps.queue
+      .run(() => waiting.finally(ended))
+      .then((done) => JSON.stringify({ ok: true, value: this.#done(index, task, started, done) }));
   }
 
   #relay(seq: number, requestJson: string, call: CapabilityCall): CapabilityCall | undefined {
@@ -115,13 +155,18 @@ export class FastLane {
     return undefined;
   }
 
-  #run(seq: number, call: CapabilityCall, index: number, inputJson: string): void {
-    const tool = this.#spec.tools[index];
-    if (tool === undefined) return;
-    const { core } = this.#deps;
-    const started = performance.now();
+  #task(index: number, inputJson: string): CallTask {
+    const tool = this.#spec.tools[index] as FastLaneSpec["tools"][number];
     const task: CallTask = { type: "call", callId: `${this.#scriptCallId}/${this.#next++}`, bundle: tool.bundle, tool: tool.name, inputJson, limits: tool.limits };
     if (this.#spec.scope !== undefined && this.#spec.scope !== "") task.scope = this.#spec.scope;
+    return task;
+  }
+
+  /** A call that may be slow, or comes while another nested call is queued: in the nested queue, answered after the entry. */
+  #run(seq: number, call: CapabilityCall, index: number, inputJson: string): void {
+    const { core } = this.#deps;
+    const started = performance.now();
+    const task = this.#task(index, inputJson);
     this.#inFlight++;
     void this.#deps.queue
       .run(async () => {
@@ -136,18 +181,21 @@ export class FastLane {
           this.#status?.idle();
         }
       })
-      .then((reply) => {
-        this.#inFlight--;
-        fastCallsRun++;
-        const answered = answerOf(reply as CallReply, this.#spec);
-        this.#push({ tool: index, callId: task.callId, ms: performance.now() - started, reply: reply as CallReply });
-        if (!answered.ok && STRIKE_KINDS.has(answered.kind as CallReply["kind"])) {
-          // The host decides what the strike means (a quarantine?) before this source runs here again: never, in this script.
-          this.#struck.add(tool.source);
-          this.#flush();
-        }
-        answer(call, seq, answered);
-      });
+      .then((reply) => answer(call, seq, this.#done(index, task, started, reply as CallReply)));
+  }
+
+  /** A fast call ended: its record, a strike's consequences, and what the script hears. */
+  #done(index: number, task: CallTask, started: number, reply: CallReply): ToolAnswer {
+    this.#inFlight--;
+    const answered = answerOf(reply, this.#spec);
+    this.#push({ tool: index, callId: task.callId, ms: performance.now() - started, reply });
+    const source = this.#spec.tools[index]?.source;
+    if (!answered.ok && source !== undefined && STRIKE_KINDS.has(answered.kind as CallReply["kind"])) {
+      // The host decides what the strike means (a quarantine?) before this source runs here again: never, in this script.
+      this.#struck.add(source);
+      this.#flush();
+    }
+    return answered;
   }
 
   #push(record: FastRecord): void {
@@ -187,7 +235,7 @@ function answerOf(reply: CallReply, spec: FastLaneSpec): ToolAnswer {
   return read.ok ? { ok: true, result: read.structured ?? read.output } : { ok: false, kind: read.kind, message: read.message };
 }
 
-/** Answers the script in a later microtask: never inside the entry that asked. */
+/** Answers the script after the entry that asked (a microtask later), as the host's answers come. */
 function answer(call: CapabilityCall, seq: number, value: ToolAnswer): void {
   const answerJson = JSON.stringify({ ok: true, value });
   queueMicrotask(() => call.deliver(seq, answerJson, 0));
