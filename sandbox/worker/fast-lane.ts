@@ -6,13 +6,16 @@
  * Every other request of the script goes to the host as before.
  *
  * ```
- * script: await tools.x(input) ─▶ relay (setLocalRelay) ─▶ here
- *   counts (maxCalls, maxInFlight: every tool call of the script passes here)
- *   x on the lane, its source not struck ─▶ nested queue: status file "x runs"
- *     ─▶ core.handle (x's isolate, x's limits, the script's scope) ─▶ status "none"
- *     ─▶ answer from the envelope (shared reader) ─▶ the script
- *     ─▶ record ─▶ batch ─▶ {type: "fast", records} ─▶ host: ledger, events, spans
- *   otherwise ─▶ records sent first, then the request goes to the host
+ * script: await tools.x(input) ─▶ __corral_capability (synchronous) ─▶ here
+ *   #now, inside the script's entry: x on the lane, its source not struck, its
+ *     isolate warm here and its last call quick, nothing queued, counts left
+ *     ─▶ status file "x runs" ─▶ core.callNow (x's isolate, x's limits, the
+ *        script's scope) ─▶ status "none" ─▶ the answer, returned into the same entry
+ *   #relay, after the entry: every other request
+ *     counts (maxCalls, maxInFlight: every tool call of the script passes here)
+ *     x on the lane ─▶ nested queue: status, core.handle (loads a cold x) ─▶ answer
+ *     otherwise ─▶ records sent first, then the request goes to the host
+ *   every lane call ─▶ record ─▶ batch ─▶ {type: "fast", records} ─▶ host: ledger, events, spans
  * ```
  * Records leave in call order: at once after a strike (and that source's
  * calls go to the host from then on, where its quarantine is decided),

@@ -16,10 +16,10 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { isolateKey, type CallLimits, type CallReply, type CallTask, type FastTool } from "../../sandbox/protocol.js";
+import { isolateKey, type CallLimits, type CallTask } from "../../sandbox/protocol.js";
 import type { IsolationMode } from "./isolation.js";
 import type { EventHub } from "../events.js";
-import { askGate, decideEffects, defaultGate, type BeforeToolCall, type EffectDecision, type GateCall, type ResolvedEffectPolicy } from "../gate/index.js";
+import { askGate, decideEffects, type BeforeToolCall, type EffectDecision, type GateCall, type ResolvedEffectPolicy } from "../gate/index.js";
 import { isStrike, type Ledger } from "../ledger/index.js";
 import type { Admission, NestedOutcome, PoolOutcome, SandboxPool } from "../pool/index.js";
 import { mayReach, type Caller, type Catalog, type CatalogEntry } from "../registry/index.js";
@@ -185,54 +185,11 @@ async function runSandboxed(deps: CallDeps, entry: CatalogEntry, inputJson: stri
   return result;
 }
 
-/**
- * Whether a Code Mode script's worker may run `entry` for it without asking
- * the host per call (its fast lane), judged once as the script starts, by
- * the rules its every call would meet: a sandboxed tool, not quarantined
- * now (read afresh: a quarantine another process made counts), effects
- * declared and none (a capability would need the broker's judgement per
- * call), so the policy allows it without asking, no user gate (the gate
- * would be asked every call), and isolates kept between calls (not
- * `isolation: "call"`). Exposure is the caller's, judged before this.
- */
-export async function fastToolOf(deps: CallDeps, entry: CatalogEntry): Promise<FastTool | undefined> {
-  const { runner, manifest } = entry;
-  if (runner.kind !== "sandbox" || deps.gate !== defaultGate || deps.isolationFor(entry.source) === "call") return undefined;
-  if (manifest.effects === null || manifest.effects.length > 0) return undefined;
-  if (decideEffects(deps.effectPolicy, checkSourceId(entry.source), manifest.effects) !== "allow") return undefined;
-  if ((await deps.quarantine.check(entry.source)).state === "quarantined") return undefined;
-  return { name: manifest.name, source: entry.source, bundle: runner.bundle, limits: deps.limitsFor(entry, {}) };
-}
-
-/**
- * A fast nested call's record, as runCall would have made it: its span, its
- * events, its ToolResult from the worker's reply (or the death charged to
- * it), the ledger (a strike is committed when `committed` settles), the
- * audit line. Emitted when the record reaches the host, not as the call ran.
- */
-export function recordFastCall(
-  deps: CallDeps,
-  entry: CatalogEntry,
-  fast: { callId: string; ended: { reply: CallReply } | { death: { kind: "timeout" | "memory" | "crash" | "cancelled"; message: string } } },
-  caller: Caller,
-  traceContext: CallOptions["traceContext"],
-): { result: ToolResult; committed: Promise<void> } {
-  const info: CallInfo = { tool: entry.manifest.name, callId: fast.callId, source: entry.source, version: entry.version };
-  const span = deps.telemetry.startCall(info.tool, info.callId, traceContext);
-  const at = Date.now();
-  deps.events.emit({ type: "tool_execution_start", callId: info.callId, tool: info.tool, source: entry.source, at });
-  deps.events.emit({ type: "tool_running", callId: info.callId, tool: info.tool, source: entry.source, at });
-  const outcome: PoolOutcome = "reply" in fast.ended ? { ok: true, reply: fast.ended.reply } : { ok: false, ...fast.ended.death };
-  const result = resultOf(deps, outcome, info);
-  const committed = finish(deps, result, entry, undefined, caller).then(() => span.end(result));
-  return { result, committed };
-}
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function resultOf(deps: CallDeps, outcome: Awaited<ReturnType<SandboxPool["run"]>>, info: CallInfo): ToolResult {
+export function resultOf(deps: CallDeps, outcome: Awaited<ReturnType<SandboxPool["run"]>>, info: CallInfo): ToolResult {
   if (!outcome.ok) {
     if (outcome.kind === "crash" || outcome.kind === "memory") {
       deps.events.emit({ type: "worker_crash", message: outcome.message, at: Date.now() });
@@ -273,7 +230,7 @@ async function runBuiltin(
   return result;
 }
 
-async function finish(deps: CallDeps, result: ToolResult, entry: CatalogEntry | undefined, input: unknown, caller: Caller | undefined): Promise<void> {
+export async function finish(deps: CallDeps, result: ToolResult, entry: CatalogEntry | undefined, input: unknown, caller: Caller | undefined): Promise<void> {
   const outcome = result.ok ? "ok" : result.error.kind;
   if (entry !== undefined) {
     // A strike is committed before its result returns (SECURITY.md, promise 5). By

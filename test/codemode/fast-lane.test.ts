@@ -2,7 +2,7 @@ import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createHost, type Host, type HostEvent, type ToolResult } from "../../src/index.js";
-import { assertNoWorkersLeft, childPids, tempDir, toolSource } from "../helpers/host.js";
+import { assertNoWorkersLeft, childPids, tempDir, toolSource, withHost } from "../helpers/host.js";
 import { runCli } from "../cli/cli-process.js";
 
 /**
@@ -153,4 +153,19 @@ describe("Code Mode: the fast lane", { timeout: 300_000 }, () => {
     assert.equal(row?.totals.calls, 1, "it never ran again");
     await host.release("agent:other");
   });
+
+  it("works on a host without a cache folder: the lane's bundles go inline, once per worker", () =>
+    withHost(
+      async (inline) => {
+        const loaded = await inline.load({ source: "agent:math", code: toolSource({ name: "add", input: "z.object({ a: z.number(), b: z.number() })", run: "return { sum: input.a + input.b };" }) });
+        assert.ok(loaded.ok, JSON.stringify(loaded));
+        for (let i = 0; i < 2; i++) {
+          const result = await inline.call("run_code", { code: "return (await tools.add({ a: 2, b: 3 })).sum + (await tools.add({ a: 1, b: 1 })).sum;" });
+          assert.ok(result.ok, JSON.stringify(result));
+          assert.equal(result.structured, 7);
+          assert.equal(detailsOf(result).fastCalls, 2);
+        }
+      },
+      { cacheDir: false, codeMode: {} },
+    ));
 });
