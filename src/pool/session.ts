@@ -168,10 +168,10 @@ export class WorkerSession {
     const wired = { ...task, bundle: this.#bundleOnTheWire(task.bundle) } as Task;
     if (task.type === "call" && task.fastLane !== undefined && wired.type === "call") {
       // A fast lane's bundles go by the same window; its status file is this session's.
-      this.#fastStatus ??= FastStatusFile.create(this.#options.logger);
+      const status = this.#laneStatus();
       const tools = task.fastLane.tools.map((tool) => ({ ...tool, bundle: this.#bundleOnTheWire(tool.bundle) }));
       const lane: FastLane = { ...task.fastLane, tools };
-      if (this.#fastStatus !== undefined) lane.statusPath = this.#fastStatus.path;
+      if (status !== undefined) lane.statusPath = status.path;
       else delete lane.statusPath;
       wired.fastLane = lane;
     }
@@ -399,10 +399,18 @@ export class WorkerSession {
    * timed (and blamed) as a host-routed one is (nested-calls.ts).
    */
   #watchFastLane(lane: FastLane): void {
-    const status = this.#fastStatus;
+    // Made here if the task became head before its message left (dispatch starts the head at once).
+    const status = this.#laneStatus();
     if (status === undefined) return;
     this.#fastWatch = setInterval(() => this.#nested.observeFast(status.read(), lane), RSS_SAMPLE_MS);
     this.#fastWatch.unref();
+  }
+
+  /** This session's status file for fast lanes, made on first use (undefined if it cannot be). */
+  #laneStatus(): FastStatusFile | undefined {
+    if (this.#ended) return undefined;
+    this.#fastStatus ??= FastStatusFile.create(this.#options.logger);
+    return this.#fastStatus;
   }
 
   /** (Re)arms the watchdog of the running task: `limitMs` + grace from now. */

@@ -115,29 +115,34 @@ describe("Code Mode: the fast lane", { timeout: 300_000 }, () => {
     await host.release("agent:flaky");
   });
 
-  it("charges a worker killed during a fast call to that tool, not the script: the host timed it from the lane's status file", async () => {
-    // crash-keys-of-typed-array (test/hostile/cases): 20 million index strings made in one native call,
-    // which the isolate's own limits do not stop; the script's own limit (60 s) is far away.
-    const keys = await host.load({
-      source: "agent:keys",
-      code: toolSource({ name: "keys", extra: "limits: { timeoutMs: 1000, memoryMb: 32 },", run: "return Object.keys(new Uint8Array(20_000_000)).length;" }),
-    });
-    assert.ok(keys.ok, JSON.stringify(keys));
-    const ends = events.length;
-    const result = await host.call("run_code", { code: "await tools.add({ a: 1, b: 1 }); return await tools.keys({});" });
-    assert.ok(!result.ok);
-    assert.equal(result.error.kind, "tool_error");
-    assert.match(result.error.message, /the tool "keys" this script called stopped its worker .*The strike is the tool's/);
-    const row = (await host.auditSource("agent:keys"))?.tools.find((t) => t.tool === "keys");
-    assert.equal(row?.totals.calls, 1);
-    assert.equal(row?.totals.strikes, 1, "the host's second layer charged the fast call's tool");
-    assert.equal((await host.auditSource("code:program"))?.totals.strikes ?? 0, 0, "no strike for the script");
-    // Its record is the fast lane's: the death charged to the call the status file named.
-    const ended = events.slice(ends).find((e) => e.type === "tool_execution_end" && e.tool === "keys");
-    assert.ok(ended !== undefined && ended.type === "tool_execution_end" && ended.callId.endsWith("/stopped"), JSON.stringify(ended));
-    const after = await host.call("add", { a: 2, b: 2 });
-    assert.ok(after.ok, "the host serves on with a new worker");
-  });
+  it("charges a worker killed during a fast call to that tool, not the script, in its worker's first script: the host timed it from the lane's status file", () =>
+    withHost(
+      async (fresh) => {
+        const seen: HostEvent[] = [];
+        fresh.on((event) => seen.push(event));
+        // crash-keys-of-typed-array (test/hostile/cases): 20 million index strings made in one native call,
+        // which the isolate's own limits do not stop; the script's own limit (60 s) is far away.
+        const loads = await Promise.all([
+          fresh.load({ source: "agent:math", code: toolSource({ name: "add", input: "z.object({ a: z.number(), b: z.number() })", run: "return { sum: input.a + input.b };" }) }),
+          fresh.load({ source: "agent:keys", code: toolSource({ name: "keys", extra: "limits: { timeoutMs: 1000, memoryMb: 32 },", run: "return Object.keys(new Uint8Array(20_000_000)).length;" }) }),
+        ]);
+        for (const loaded of loads) assert.ok(loaded.ok, JSON.stringify(loaded));
+        const result = await fresh.call("run_code", { code: "await tools.add({ a: 1, b: 1 }); return await tools.keys({});" });
+        assert.ok(!result.ok);
+        assert.equal(result.error.kind, "tool_error");
+        assert.match(result.error.message, /the tool "keys" this script called stopped its worker .*The strike is the tool's/);
+        const row = (await fresh.auditSource("agent:keys"))?.tools.find((t) => t.tool === "keys");
+        assert.equal(row?.totals.calls, 1);
+        assert.equal(row?.totals.strikes, 1, "the host's second layer charged the fast call's tool");
+        assert.equal((await fresh.auditSource("code:program"))?.totals.strikes ?? 0, 0, "no strike for the script");
+        // Its record is the fast lane's: the death charged to the call the status file named.
+        const ended = seen.find((e) => e.type === "tool_execution_end" && e.tool === "keys");
+        assert.ok(ended !== undefined && ended.type === "tool_execution_end" && ended.callId.endsWith("/stopped"), JSON.stringify(ended));
+        const after = await fresh.call("add", { a: 2, b: 2 });
+        assert.ok(after.ok, "the host serves on with a new worker");
+      },
+      { codeMode: { timeoutMs: 60_000 } },
+    ));
 
   it("obeys from the next script a quarantine that another process (the CLI) made meanwhile", async () => {
     const first = await host.call("run_code", { code: "return (await tools.other({})) + ' ' + (await tools.add({ a: 1, b: 1 })).sum;" });
