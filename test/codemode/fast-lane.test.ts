@@ -124,20 +124,29 @@ describe("Code Mode: the fast lane", { timeout: 300_000 }, () => {
         // which the isolate's own limits do not stop; the script's own limit (60 s) is far away.
         const loads = await Promise.all([
           fresh.load({ source: "agent:math", code: toolSource({ name: "add", input: "z.object({ a: z.number(), b: z.number() })", run: "return { sum: input.a + input.b };" }) }),
-          fresh.load({ source: "agent:keys", code: toolSource({ name: "keys", extra: "limits: { timeoutMs: 1000, memoryMb: 32 },", run: "return Object.keys(new Uint8Array(20_000_000)).length;" }) }),
+          fresh.load({
+            source: "agent:keys",
+            code: toolSource({ name: "keys", input: "z.object({ n: z.number() })", extra: "limits: { timeoutMs: 1000, memoryMb: 32 },", run: "return Object.keys(new Uint8Array(input.n)).length;" }),
+          }),
         ]);
         for (const loaded of loads) assert.ok(loaded.ok, JSON.stringify(loaded));
-        const result = await fresh.call("run_code", { code: "await tools.add({ a: 1, b: 1 }); return await tools.keys({});" });
+        // Quick keys calls first, so the last one most likely runs inside the script's own entry (the
+        // lane's synchronous path); a slow one before it would send it through the nested queue instead.
+        const result = await fresh.call("run_code", { code: "await tools.add({ a: 1, b: 1 }); for (let i = 0; i < 5; i++) await tools.keys({ n: 10 }); return await tools.keys({ n: 20_000_000 });" });
         assert.ok(!result.ok);
         assert.equal(result.error.kind, "tool_error");
         assert.match(result.error.message, /the tool "keys" this script called stopped its worker .*The strike is the tool's/);
         const row = (await fresh.auditSource("agent:keys"))?.tools.find((t) => t.tool === "keys");
-        assert.equal(row?.totals.calls, 1);
+        // Records of quick calls still batched in the worker that died are lost with it (docs/ARCHITECTURE.md,
+        // Records): between 1 (the stopped call's, recorded by the host) and 6 calls reach the ledger.
+        assert.ok((row?.totals.calls ?? 0) >= 1 && (row?.totals.calls ?? 0) <= 6, JSON.stringify(row?.totals));
         assert.equal(row?.totals.strikes, 1, "the host's second layer charged the fast call's tool");
+        assert.equal((row?.totals.outcomes.memory ?? 0) + (row?.totals.outcomes.timeout ?? 0), 1, JSON.stringify(row?.totals.outcomes));
         assert.equal((await fresh.auditSource("code:program"))?.totals.strikes ?? 0, 0, "no strike for the script");
         // Its record is the fast lane's: the death charged to the call the status file named.
-        const ended = seen.find((e) => e.type === "tool_execution_end" && e.tool === "keys");
+        const ended = seen.filter((e) => e.type === "tool_execution_end" && e.tool === "keys").at(-1);
         assert.ok(ended !== undefined && ended.type === "tool_execution_end" && ended.callId.endsWith("/stopped"), JSON.stringify(ended));
+        assert.ok(!ended.result.ok && ["timeout", "memory"].includes(ended.result.error.kind), JSON.stringify(ended.result));
         const after = await fresh.call("add", { a: 2, b: 2 });
         assert.ok(after.ok, "the host serves on with a new worker");
       },
