@@ -34,8 +34,9 @@ const args = process.argv.slice(2);
 const quick = args.includes("--quick") || process.env.BENCH_QUICK === "1";
 
 const FULL = {
-  warm: { rounds: 9, plain: 5_000, ivmSync: 3_000, ivmAsync: 1_500, pool: 1_500, sporadic: 60, gapMs: 10 },
-  throughput: { rounds: 5, total: 3_000, inFlight: 64 },
+  // fresh: isolation rows (a new isolate per call, ~50 ms each here), sampled less so a run stays minutes long.
+  warm: { rounds: 9, plain: 5_000, ivmSync: 3_000, ivmAsync: 1_500, pool: 1_500, sporadic: 60, gapMs: 10, fresh: 60 },
+  throughput: { rounds: 5, total: 3_000, inFlight: 64, fresh: 300 },
   cold: { rounds: 6, perRound: 4, newHosts: 4, anatomy: 20 },
   mixed: { rounds: 3, total: 500, inFlight: 16, maxWarmIsolates: 12 },
   recovery: { abortSamples: 5, memorySamples: 2, bystanderEvents: 3, bystanderWindowMs: 1_500, steadyMs: 1_000 },
@@ -46,8 +47,8 @@ const FULL = {
   codeMode: { rounds: 3, calls: 1_000 },
 };
 const QUICK = {
-  warm: { rounds: 2, plain: 2_000, ivmSync: 1_000, ivmAsync: 500, pool: 300, sporadic: 20, gapMs: 10 },
-  throughput: { rounds: 1, total: 800, inFlight: 64 },
+  warm: { rounds: 2, plain: 2_000, ivmSync: 1_000, ivmAsync: 500, pool: 300, sporadic: 20, gapMs: 10, fresh: 20 },
+  throughput: { rounds: 1, total: 800, inFlight: 64, fresh: 100 },
   cold: { rounds: 1, perRound: 3, newHosts: 1, anatomy: 5 },
   mixed: { rounds: 1, total: 100, inFlight: 16, maxWarmIsolates: 12 },
   recovery: { abortSamples: 1, memorySamples: 1, bystanderEvents: 1, bystanderWindowMs: 800, steadyMs: 500 },
@@ -157,8 +158,8 @@ async function main(config) {
         { name: "corral", kind: "async", call: corral.call, n: w.pool, pids: corral.pids },
         { name: "corralMemoryLedger", kind: "async", call: memoryLedger.call, n: w.pool, pids: memoryLedger.pids },
         ...(pgLedger === undefined ? [] : [{ name: "corralPostgresLedger", kind: "async", call: pgLedger.call, n: w.pool, pids: pgLedger.pids }]),
-        { name: "corralFreshCall", kind: "async", call: freshCall.call, n: w.pool, pids: freshCall.pids },
-        { name: "corralNewScope", kind: "async", call: newScope.call, n: w.pool, pids: newScope.pids },
+        { name: "corralFreshCall", kind: "async", call: freshCall.call, n: w.fresh, pids: freshCall.pids },
+        { name: "corralNewScope", kind: "async", call: newScope.call, n: w.fresh, pids: newScope.pids },
         // Sporadic callers: each call after w.gapMs with nothing running.
         { name: "naiveSporadic", kind: "async", call: naive.call, n: w.sporadic, gapMs: w.gapMs },
         { name: "corralWorkerSporadic", kind: "async", call: direct.call, n: w.sporadic, gapMs: w.gapMs },
@@ -196,8 +197,8 @@ async function main(config) {
         { name: "corralMemoryLedger", call: memoryLedger.call, total: t.total, inFlight: t.inFlight, pids: memoryLedger.pids },
         ...(pgLedger === undefined ? [] : [{ name: "corralPostgresLedger", call: pgLedger.call, total: t.total, inFlight: t.inFlight, pids: pgLedger.pids }]),
         { name: "corralVariant", call: pipelined.call, total: t.total, inFlight: t.inFlight, pids: pipelined.pids },
-        { name: "corralFreshCall", call: freshCall.call, total: t.total, inFlight: t.inFlight, pids: freshCall.pids },
-        { name: "corralNewScope", call: newScope.call, total: t.total, inFlight: t.inFlight, pids: newScope.pids },
+        { name: "corralFreshCall", call: freshCall.call, total: t.fresh, inFlight: t.inFlight, pids: freshCall.pids },
+        { name: "corralNewScope", call: newScope.call, total: t.fresh, inFlight: t.inFlight, pids: newScope.pids },
       ],
       { rounds: t.rounds, log },
     );

@@ -90,7 +90,7 @@ export async function createDirectWorker(tempDir, { extraExecArgv = [], profileO
   });
   await Promise.race([readyNow, exited.then(() => Promise.reject(new Error("bench: the direct worker exited before it was ready")))]);
   const first = await call();
-  if (first.end !== "completed" || !first.envelopeJson?.includes(WORD_COUNT_OUTPUT_JSON)) {
+  if (first.kind !== "ok" || !first.envelopeJson?.includes(WORD_COUNT_OUTPUT_JSON)) {
     throw new Error(`bench: the direct worker answered ${JSON.stringify(first)}`);
   }
   const control = (bench, answer) =>
