@@ -61,8 +61,7 @@ export class IsolateCache {
   #evict(keepKey: string): void {
     // Each kept isolate at its full size: heap, external buffers and the
     // memory V8 does not count (ToolIsolate.footprintBytes).
-    let heap = this.#options.reservedBytes?.() ?? 0;
-    for (const entry of this.#entries.values()) heap += entry.footprintBytes;
+    let heap = this.footprintBytes;
     for (const [key, entry] of this.#entries) {
       if (this.#entries.size <= this.#options.maxIsolates && heap <= this.#options.maxHeapBytes) break;
       if (key === keepKey) continue;
