@@ -109,14 +109,15 @@ let nestedQueue: Promise<void> = Promise.resolve();
 let nestedPending = 0;
 
 function runNested(id: number, task: NestedMessage["nested"]["task"]): void {
-  nestedPending++;
+  // The script's timers wait from the first nested call until the last is answered.
+  if (nestedPending++ === 0) core.holdScriptTimers(true);
   core.tasksInFlight++;
   nestedQueue = nestedQueue.then(async () => {
     const reply = await core.handle(task);
     if (reply.type !== "call") throw new Error("corral: a nested call answered with another reply type");
     const evicted = core.takeDropped();
     if (evicted.length > 0) reply.evicted = evicted;
-    nestedPending--;
+    if (--nestedPending === 0) core.holdScriptTimers(false);
     core.tasksInFlight--;
     send({ corral: 1, type: "nested", id, reply });
   });

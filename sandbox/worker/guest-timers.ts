@@ -12,6 +12,11 @@
  * storm otherwise makes thousands of entries (synchronous ones raced
  * isolated-vm 5's timer thread and crashed the worker, test/hostile), and
  * the async apply keeps this thread free for the call's deadline.
+ *
+ * A Code Mode script's timers are held while its nested calls run
+ * (`hold`/`release`): a due wake-up waits, so what grows the worker then is
+ * the nested call's (src/pool/memory-watch.ts charges growth by who ran).
+ * One firing entry already in flight when the hold begins runs on.
  */
 import { performance } from "node:perf_hooks";
 
@@ -34,6 +39,8 @@ export class GuestTimers {
   #firing = false;
   /** A wake-up asked for while an entry was firing: armed when it returns. */
   #later = Number.POSITIVE_INFINITY;
+  /** While held: the earliest wake-up asked for, armed on release. */
+  #held: number | undefined;
 
   constructor(host: GuestTimersHost) {
     this.#host = host;
@@ -44,6 +51,10 @@ export class GuestTimers {
     if (!this.#host.active() || typeof delayMs !== "number" || !(delayMs >= 0)) return;
     if (delayMs >= this.#host.deadline() - performance.now()) return; // it could only fire after the deadline
     const at = performance.now() + delayMs;
+    if (this.#held !== undefined) {
+      this.#held = Math.min(this.#held, at);
+      return;
+    }
     if (this.#firing) {
       this.#later = Math.min(this.#later, at);
       return;
@@ -79,11 +90,28 @@ export class GuestTimers {
     if (nextMs >= 0) this.wake(nextMs);
   }
 
+  /** Fires nothing until `release`: the wake-up armed now, and any asked for meanwhile, wait. */
+  hold(): void {
+    if (this.#held !== undefined) return;
+    this.#held = this.#at;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#at = Number.POSITIVE_INFINITY;
+  }
+
+  /** Arms the earliest wake-up that waited (at once if it is due). */
+  release(): void {
+    const held = this.#held;
+    this.#held = undefined;
+    if (held !== undefined && held !== Number.POSITIVE_INFINITY) this.wake(Math.max(0, held - performance.now()));
+  }
+
   /** Forgets the wake-up: the call that set the timers is over. */
   clear(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#at = Number.POSITIVE_INFINITY;
     this.#later = Number.POSITIVE_INFINITY;
+    this.#held = undefined;
   }
 }

@@ -445,6 +445,15 @@ export class ToolIsolate {
     return this.heapBytes;
   }
 
+  /** A Code Mode script's timers wait while its nested calls run (guest-timers.ts). */
+  holdTimers(): void {
+    this.#timers.hold();
+  }
+
+  releaseTimers(): void {
+    this.#timers.release();
+  }
+
   /** The full size the worker's budget counts this isolate at: heap, external buffers and unseen memory. */
   get footprintBytes(): number {
     return this.heapBytes + this.#unseenBytes;

@@ -131,4 +131,25 @@ describe("WorkerCore, in process", { timeout: 60_000 }, () => {
     assert.equal(reply.kind, "ok", JSON.stringify(reply).slice(0, 300));
     assert.deepEqual(JSON.parse(reply.envelopeJson ?? "").structured, { fired: 1 });
   });
+
+  it("holds the running call's timers while a script's nested calls run, and fires them again after", async () => {
+    // The tool records when its interval fired; nothing fires between the hold and the release.
+    const run = `() => new Promise((resolve) => { const ticks = []; const id = setInterval(() => ticks.push(Date.now()), 2);
+      setTimeout(() => { clearInterval(id); resolve({ ticks }); }, 400); })`;
+    const replied = core.handle(callTask(tool("ticker", run), "ticker", { ...LIMITS, timeoutMs: 5_000 }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const heldAt = Date.now();
+    core.holdScriptTimers(true);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const releasedAt = Date.now();
+    core.holdScriptTimers(false);
+    const reply = (await replied) as CallReply;
+    assert.equal(reply.kind, "ok", JSON.stringify(reply).slice(0, 300));
+    const { ticks } = JSON.parse(reply.envelopeJson ?? "").structured as { ticks: number[] };
+    // One firing entry already in flight as the hold begins may finish: a few milliseconds' margin.
+    const whileHeld = ticks.filter((at) => at > heldAt + 10 && at < releasedAt);
+    assert.deepEqual(whileHeld, [], `ticks while held, between ${heldAt} and ${releasedAt}`);
+    assert.ok(ticks.some((at) => at < heldAt), "the interval fired before the hold");
+    assert.ok(ticks.some((at) => at >= releasedAt), "and again after the release");
+  });
 });

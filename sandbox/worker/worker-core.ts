@@ -53,6 +53,9 @@ export class WorkerCore {
    * call of any scope, or a fresh call, may take it as its own.
    */
   readonly #served = new WeakSet<ToolIsolate>();
+  /** The isolate of the outermost call running, and the one whose timers are held for nested calls. */
+  #running: ToolIsolate | undefined;
+  #held: ToolIsolate | undefined;
   /** Tasks received and not yet answered (the blank is refilled only at zero). */
   tasksInFlight = 0;
 
@@ -83,6 +86,21 @@ export class WorkerCore {
       // A failure of this worker's own code, not of the tool: said so, and no strike.
       return failed(task, "tool_error", `corral's sandbox worker failed (not counted against the tool): ${error instanceof Error ? error.message : "unknown error"}`);
     }
+  }
+
+  /**
+   * A Code Mode script's nested calls start (`true`) or are all answered
+   * (`false`): the script's timers wait meanwhile, so the worker's growth
+   * while a nested call runs is that call's (src/pool/memory-watch.ts).
+   */
+  holdScriptTimers(hold: boolean): void {
+    if (hold) {
+      this.#held = this.#running;
+      this.#held?.holdTimers();
+      return;
+    }
+    this.#held?.releaseTimers();
+    this.#held = undefined;
   }
 
   /** The keys the cache dropped since the last call. */
@@ -220,7 +238,15 @@ export class WorkerCore {
       phase("run");
     }
     this.#served.add(isolate);
-    const run = await isolate.invoke(task.tool, task.inputJson, task.callId, task.limits);
+    // The outermost call running (a Code Mode script, when nested calls come): its timers are held while they run.
+    const outermost = this.#running === undefined;
+    if (outermost) this.#running = isolate;
+    let run;
+    try {
+      run = await isolate.invoke(task.tool, task.inputJson, task.callId, task.limits);
+    } finally {
+      if (outermost) this.#running = undefined;
+    }
     isolate.lastCallMs = run.metrics.wallMs;
     // A fresh call's isolate is never used again: nothing it left can reach another call.
     if (task.fresh === true) isolate.dispose();

@@ -33,6 +33,8 @@ export type NestedCallsOptions = {
   send(id: number, task: CallTask): void;
   /** Stops the worker because the running nested call outlived its limit. */
   kill(message: string): void;
+  /** The nested call running now changed (undefined: none runs): the memory watch times each one's growth apart. */
+  running(task: CallTask | undefined): void;
 };
 
 export class NestedCalls {
@@ -63,11 +65,6 @@ export class NestedCalls {
     return head !== undefined && performance.now() - this.#runningSince > head.task.limits.timeoutMs;
   }
 
-  /** Memory the running nested call may use, for the session's resident-memory watch. */
-  get runningMemoryMb(): number {
-    return this.#fifo[0]?.task.limits.memoryMb ?? 0;
-  }
-
   run(task: CallTask): Promise<NestedOutcome> {
     if (this.#ended) return Promise.resolve({ ok: false, kind: "cancelled", message: "the script's worker has ended" });
     return new Promise<NestedOutcome>((settle) => {
@@ -87,6 +84,7 @@ export class NestedCalls {
     this.#watchdog = undefined;
     head.settle({ ok: true, reply });
     if (this.#fifo.length > 0) this.#watchHead();
+    else this.#options.running(undefined);
     return true;
   }
 
@@ -97,6 +95,7 @@ export class NestedCalls {
     // The worker may first have to load the tool's module (under the load limit): both parts are allowed.
     const allowedMs = this.#options.loadTimeoutMs + timeoutMs + this.#options.watchdogGraceMs;
     this.#runningSince = performance.now();
+    this.#options.running(head.task);
     clearTimeout(this.#watchdog);
     this.#watchdog = setTimeout(() => {
       this.#culprit = head;

@@ -6,7 +6,7 @@
  * Where /proc is missing (not Linux), both answer nothing: the RSS watch is
  * off, and the isolate's own memory limit still holds there.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 
 const PAGE_BYTES = 4096;
 
@@ -21,6 +21,37 @@ export function residentBytes(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** One process's resident memory, read again and again through one open file (a read is about 8 µs; opening it each time, about 70). */
+export type ResidentReader = { read(): number | undefined; close(): void };
+
+/** A reader of `pid`'s resident memory, or undefined where /proc is missing. A read after the process ended answers undefined. */
+export function openResident(pid: number): ResidentReader | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(`/proc/${pid}/statm`, "r");
+  } catch {
+    return undefined;
+  }
+  const buffer = Buffer.alloc(128);
+  return {
+    read() {
+      if (fd === undefined) return undefined;
+      try {
+        // statm is regenerated at each read from offset 0: "size resident shared ...", in pages.
+        const text = buffer.toString("latin1", 0, readSync(fd, buffer, 0, buffer.length, 0));
+        const pages = Number(text.slice(text.indexOf(" ") + 1, text.indexOf(" ", text.indexOf(" ") + 1)));
+        return Number.isFinite(pages) ? pages * PAGE_BYTES : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    close() {
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
+    },
+  };
 }
 
 /**

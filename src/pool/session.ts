@@ -26,18 +26,13 @@
 import type { Logger } from "pino";
 import type Tinypool from "tinypool";
 import type { ChildProcess } from "node:child_process";
-import { QUICK_CALL_MS, WorkerMessage, type CallReply, type CallTask, type NestedMessage, type Reply, type ReplyEntry, type Task, type TaskEntry } from "../../sandbox/protocol.js";
+import { WorkerMessage, type CallReply, type CallTask, type NestedMessage, type Reply, type ReplyEntry, type Task, type TaskEntry } from "../../sandbox/protocol.js";
 import { classify, type WorkerDeath } from "../../sandbox/shared/classify.js";
 import { CapabilityRequestMessage, isCapabilityRequestMessage, type CapabilityPauseMessage, type CapabilityReplyMessage } from "../../sandbox/shared/capability-messages.js";
 import { BundleWindow } from "../../sandbox/shared/bundle-window.js";
-import { residentBytes } from "./process-memory.js";
+import { MemoryWatch, type Charge } from "./memory-watch.js";
 import { diedOfMemory, WorkerProcess } from "./worker-process.js";
 import { NestedCalls, type NestedOutcome } from "./nested-calls.js";
-
-const RSS_SAMPLE_MS = 10;
-const RSS_PER_HEAP_MB = 2;
-/** A baseline read after only quick calls is reused this long (reading /proc costs about a fast call). */
-const RSS_BASELINE_MAX_AGE_MS = 1_000;
 
 /** `tool_error`: a Code Mode script whose worker was stopped for a tool it called (that tool takes the strike). */
 export type PoolFailureKind = "timeout" | "memory" | "crash" | "cancelled" | "tool_error";
@@ -95,8 +90,9 @@ export class WorkerSession {
   #watchdog: NodeJS.Timeout | undefined;
   #watchdogAt: number | undefined;
   #watchdogFire: (() => void) | undefined;
-  #rssWatch: NodeJS.Timeout | undefined;
-  #rssBaseline: { bytes: number; at: number } | undefined;
+  /** The resident-memory watch (memory-watch.ts), once the worker's pid is known; who it charged, once it stopped the worker. */
+  #memory: MemoryWatch | undefined;
+  #memoryCharge: Charge | undefined;
   readonly #nested: NestedCalls;
 
   constructor(tinypool: Tinypool, options: SessionOptions, hooks: SessionHooks) {
@@ -111,6 +107,7 @@ export class WorkerSession {
         if (!this.#ended) this.#send?.(message);
       },
       kill: (message) => this.kill("watchdog", message),
+      running: (task) => this.#memory?.nested(task?.limits.memoryMb),
     });
     const channel = {
       // tinypool calls this as it hands the serve task to a process.
@@ -242,6 +239,7 @@ export class WorkerSession {
         this.kill("protocol", "the sandbox worker named a process that is not its own");
         return;
       }
+      this.#memory = new MemoryWatch({ pid: message.pid, slackMb: this.#options.workerMemorySlackMb, onOver: (charge, bytes) => this.#overMemory(charge, bytes) });
       this.#worker.onFatalMemory(() =>
         this.kill("fatal_memory", "the tool exhausted V8's memory (its worker reported a fatal out-of-memory); the worker was killed"),
       );
@@ -324,8 +322,6 @@ export class WorkerSession {
     if (head === undefined || head.id !== entry.id) return false;
     this.#fifo.shift();
     this.#clearHeadTimers();
-    const { reply } = entry;
-    if (reply.type !== "call" || reply.metrics.wallMs > QUICK_CALL_MS || (reply.evicted?.length ?? 0) > 0) this.#rssBaseline = undefined;
     head.settle({ ok: true, reply: entry.reply });
     return true;
   }
@@ -346,23 +342,20 @@ export class WorkerSession {
     if (head === undefined) return;
     const { timeoutMs, memoryMb } = head.limits;
     this.#watch(timeoutMs, "run");
-    const pid = this.#worker?.pid;
-    const baseline = pid === undefined ? undefined : this.#baseline(pid);
-    if (pid === undefined || baseline === undefined) return;
-    // An isolate's resident memory runs to about twice its heap limit in
-    // normal work (young generation, code, fragmentation); the watch is for
-    // memory V8 does not count at all, so it allows that, plus the slack.
-    // A Code Mode script's nested call runs beside it: its own limit is allowed too, and it is the one blamed.
-    this.#rssWatch = setInterval(() => {
-      const nestedMb = this.#nested.runningMemoryMb;
-      const ceiling = baseline + ((memoryMb + nestedMb) * RSS_PER_HEAP_MB + this.#options.workerMemorySlackMb) * 1024 * 1024;
-      const rss = residentBytes(pid);
-      if (rss !== undefined && rss > ceiling) {
-        const limit = nestedMb > 0 ? nestedMb : memoryMb;
-        this.kill("memory_watch", `the tool grew its worker past its ${limit} MB limit (resident ${Math.round(rss / 1048576)} MB); the worker was killed`);
-      }
-    }, RSS_SAMPLE_MS);
-    this.#rssWatch.unref();
+    this.#memory?.start(memoryMb);
+  }
+
+  /** The memory watch found a task past its allowance: the worker is stopped, charged to that task. */
+  #overMemory(charge: Charge, residentBytes: number): void {
+    const nested = this.#nested.running;
+    const resident = `resident ${Math.round(residentBytes / 1048576)} MB`;
+    this.#memoryCharge = charge;
+    if (charge === "nested" && nested !== undefined) {
+      this.kill("memory_watch", `the tool "${nested.tool}" (called from a Code Mode script) grew its worker past its ${nested.limits.memoryMb} MB limit (${resident}); the worker was killed`);
+      return;
+    }
+    const limit = this.#fifo[0]?.limits.memoryMb ?? 0;
+    this.kill("memory_watch", `the tool grew its worker past its ${limit} MB limit (${resident}); the worker was killed`);
   }
 
   /** (Re)arms the watchdog of the running task: `limitMs` + grace from now. */
@@ -375,41 +368,26 @@ export class WorkerSession {
     this.#watchdog = setTimeout(this.#watchdogFire, limitMs + this.#options.watchdogGraceMs);
   }
 
-  /**
-   * The worker's resident memory as this call starts. Read afresh unless the
-   * tasks since the last reading were all quick calls (which cannot have
-   * grown it much): after a load, a warm-up, a slow call or an eviction it
-   * is read again, so memory another task left (a kept isolate of another
-   * source) is in the baseline, never counted as this call's growth.
-   */
-  #baseline(pid: number): number | undefined {
-    const now = performance.now();
-    if (this.#rssBaseline === undefined || now - this.#rssBaseline.at > RSS_BASELINE_MAX_AGE_MS) {
-      const bytes = residentBytes(pid);
-      this.#rssBaseline = bytes === undefined ? undefined : { bytes, at: now };
-    }
-    return this.#rssBaseline?.bytes;
-  }
-
   #clearHeadTimers(): void {
     clearTimeout(this.#watchdog);
-    clearInterval(this.#rssWatch);
+    this.#memory?.stop();
     this.#watchdog = undefined;
     this.#watchdogAt = undefined;
     this.#watchdogFire = undefined;
-    this.#rssWatch = undefined;
   }
 
   async #end(error: unknown): Promise<void> {
     if (this.#ended) return;
     this.#ended = true;
     this.#clearHeadTimers();
+    this.#memory?.close();
     const [head, ...rest] = this.#fifo.splice(0);
     // A nested call running as the worker ended is to blame when the kill
-    // was its own watchdog's, the memory watch's, nobody's (a crash), or the
-    // script's watchdog's once the nested call had run past its own limit.
+    // was its own watchdog's, the memory watch's charged to it, nobody's (a
+    // crash), or the script's watchdog's once the nested call had run past
+    // its own limit.
     const stop = this.#stop?.reason;
-    const nestedStopped = this.#nested.stoppedTheWorker || stop === undefined || stop === "memory_watch" || stop === "fatal_memory";
+    const nestedStopped = this.#nested.stoppedTheWorker || stop === undefined || (stop === "memory_watch" && this.#memoryCharge === "nested") || stop === "fatal_memory";
     const blameNested = this.#nested.running !== undefined && (nestedStopped || (stop === "watchdog" && this.#nested.runningPastLimit));
     const outcome = await this.#outcomeOfEnd(error);
     const death: Exclude<NestedOutcome, { ok: true }> =

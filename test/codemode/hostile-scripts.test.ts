@@ -184,6 +184,30 @@ describe("Code Mode: hostile scripts", { timeout: 300_000 }, () => {
     assert.ok(after.ok, "the host serves on with a new worker");
   });
 
+  it("a script whose timers grow its worker while a tool it called runs: the script is charged, never the tool", async () => {
+    const nap = await host.load({
+      source: "agent:nap",
+      code: toolSource({ name: "nap", extra: "limits: { timeoutMs: 1500, memoryMb: 32 },", run: 'await new Promise((resolve) => setTimeout(resolve, 600)); return "rested";' }),
+    });
+    assert.ok(nap.ok, JSON.stringify(nap));
+    if ((await host.sourceState("code:program")).state === "quarantined") await host.release("code:program");
+    const scriptBefore = (await host.auditSource("code:program"))?.totals.outcomes.memory ?? 0;
+    // WebAssembly memory: V8 does not count it, so only the host's resident-memory watch can stop it.
+    // It waits while nap runs (the worker holds the script's timers), then grows until the watch stops the worker.
+    // Were it to run beside nap, it would grow past nap's own allowance (160 MB) in those 600 ms.
+    const code = `const memory = new WebAssembly.Memory({ initial: 1, maximum: 65536 });
+      let grown = 0;
+      setInterval(() => { const at = memory.buffer.byteLength; memory.grow(256); new Uint8Array(memory.buffer, at).fill(1); grown++; }, 2);
+      const rested = await tools.nap({});
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      return { rested, grown };`;
+    const result = await host.call("run_code", { code });
+    failed(result, ["memory"], /grew its worker past its 32 MB limit/);
+    const row = (await host.auditSource("agent:nap"))?.tools.find((tool) => tool.tool === "nap");
+    assert.deepEqual([row?.totals.calls, row?.totals.strikes, row?.totals.outcomes.ok], [1, 0, 1], "nap ran to its answer and took no strike");
+    assert.equal((await host.auditSource("code:program"))?.totals.outcomes.memory, scriptBefore + 1, "the script's source took the memory strike");
+  });
+
   it("a model whose scripts keep timing out is quarantined like any source", async () => {
     if ((await host.sourceState("code:program")).state === "quarantined") await host.release("code:program");
     for (let i = 0; i < 3; i++) await host.call("run_code", { code: "for (;;) {}" });

@@ -1,0 +1,70 @@
+/**
+ * @module src/pool/memory-watch.test
+ * Who a memory stop is charged to, from readings alone; then the watch on
+ * this very process, reading /proc for real.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { allowanceBytes, chargeOf, MemoryWatch, type Charge, type Reading } from "./memory-watch.js";
+
+const MB = 1024 * 1024;
+const TASK = allowanceBytes(32, 96); // 160 MB
+const NESTED = allowanceBytes(16, 96); // 128 MB
+
+const TABLE: [string, Reading, Charge | undefined][] = [
+  ["a task under its allowance", { residentBytes: 500 * MB, baselineBytes: 400 * MB, runningAllowanceBytes: TASK }, undefined],
+  ["a task past its allowance", { residentBytes: 561 * MB, baselineBytes: 400 * MB, runningAllowanceBytes: TASK }, "running"],
+  ["what earlier tasks left is in the baseline, not the task's", { residentBytes: 900 * MB, baselineBytes: 800 * MB, runningAllowanceBytes: TASK }, undefined],
+  ["a nested call past its own allowance", { residentBytes: 700 * MB, baselineBytes: 400 * MB, runningAllowanceBytes: TASK, nested: { startBytes: 450 * MB, allowanceBytes: NESTED } }, "nested"],
+  ["the script grew past its own before the nested call started", { residentBytes: 580 * MB, baselineBytes: 400 * MB, runningAllowanceBytes: TASK, nested: { startBytes: 570 * MB, allowanceBytes: NESTED } }, "running"],
+  ["both under their own, together over one allowance: nobody is stopped", { residentBytes: 650 * MB, baselineBytes: 400 * MB, runningAllowanceBytes: TASK, nested: { startBytes: 540 * MB, allowanceBytes: NESTED } }, undefined],
+  ["a nested call is not charged for the script's growth before it", { residentBytes: 600 * MB, baselineBytes: 400 * MB, runningAllowanceBytes: TASK, nested: { startBytes: 590 * MB, allowanceBytes: NESTED } }, "running"],
+];
+
+describe("chargeOf", () => {
+  for (const [name, reading, charge] of TABLE) {
+    it(name, () => assert.equal(chargeOf(reading), charge));
+  }
+});
+
+describe("MemoryWatch on this process", { timeout: 30_000, skip: process.platform !== "linux" && "reads /proc" }, () => {
+  const held: Buffer[] = [];
+  const grow = (mb: number) => held.push(Buffer.alloc(mb * MB, 1));
+  const over = () => {
+    let seen: Charge | undefined;
+    const watch = new MemoryWatch({ pid: process.pid, slackMb: 0, onOver: (charge) => (seen = charge) });
+    return { watch, seen: () => seen };
+  };
+  const sampled = () => new Promise((resolve) => setTimeout(resolve, 60));
+
+  it("charges the running task for what it grew past its allowance", async () => {
+    const { watch, seen } = over();
+    watch.start(16); // 32 MB
+    grow(96);
+    await sampled();
+    watch.close();
+    held.length = 0;
+    assert.equal(seen(), "running");
+  });
+
+  it("charges a nested call for what grew while it ran, and moves what it kept into the script's baseline", async () => {
+    const nestedGrew = over();
+    nestedGrew.watch.start(64); // 128 MB for the script
+    nestedGrew.watch.nested(16); // 32 MB for the nested call
+    grow(96);
+    await sampled();
+    nestedGrew.watch.close();
+    assert.equal(nestedGrew.seen(), "nested");
+    held.length = 0;
+
+    const kept = over();
+    kept.watch.start(16); // 32 MB for the script
+    kept.watch.nested(64); // 128 MB for the nested call
+    grow(96); // under the nested call's allowance, past the script's
+    kept.watch.nested(undefined);
+    await sampled();
+    kept.watch.close();
+    held.length = 0;
+    assert.equal(kept.seen(), undefined, "what the nested call kept is not the script's growth");
+  });
+});

@@ -1,0 +1,136 @@
+/**
+ * @module src/pool/memory-watch
+ * The second layer of the memory limit: a worker's resident memory, read
+ * from /proc while a task runs, against what that task may add to it. It
+ * catches memory V8 does not count against an isolate's limit. It owns one
+ * open /proc reader per worker and one sampling timer.
+ *
+ * Who a stop is charged to is decided from what was read, in `chargeOf`:
+ *
+ * ```
+ * task starts ─▶ baseline (read now: what other tasks left is not this one's)
+ *   nested call starts ─▶ nestedStart (read now)      ┐ a Code Mode script's
+ *   nested call ends   ─▶ baseline += what it kept     ┘ tool calls
+ * every 10 ms: resident > baseline + allowance(task) [+ allowance(nested)]
+ *   ─▶ chargeOf ─▶ "running" | "nested" ─▶ onOver(charge) ─▶ the session stops the worker
+ * ```
+ * Each task is held to its own allowance over the growth that happened while
+ * it ran: a script's over the time it ran itself, its nested call's over the
+ * nested call's run. While a nested call runs the worker holds the script's
+ * timers (sandbox/worker/script-hold.ts), so growth then is the nested call's.
+ * Every stop is thus charged to a task that grew past its own allowance;
+ * growth that is no task's own (what earlier tasks left, a kept isolate)
+ * sits in the baseline and is never charged.
+ */
+import { openResident, type ResidentReader } from "./process-memory.js";
+
+const SAMPLE_MS = 10;
+/**
+ * An isolate's resident memory runs to about twice its heap limit in normal
+ * work (young generation, code, fragmentation): the watch is for memory V8
+ * does not count at all, so it allows that, plus the worker's slack.
+ */
+const RESIDENT_PER_HEAP_MB = 2;
+const MB = 1024 * 1024;
+
+/** What a task may add to its worker's resident memory before the worker is stopped. */
+export function allowanceBytes(memoryMb: number, slackMb: number): number {
+  return (memoryMb * RESIDENT_PER_HEAP_MB + slackMb) * MB;
+}
+
+/** Who grew the worker past its allowance: the running task, or the script's running nested call. */
+export type Charge = "running" | "nested";
+
+export type Reading = {
+  /** Resident bytes now. */
+  residentBytes: number;
+  /** Resident bytes as the running task started, plus what its nested calls kept. */
+  baselineBytes: number;
+  /** The running task's own allowance. */
+  runningAllowanceBytes: number;
+  /** The running nested call, if one runs: resident bytes as it started, and its allowance. */
+  nested?: { startBytes: number; allowanceBytes: number };
+};
+
+/**
+ * Whether a task grew the worker past its own allowance, and which one. A
+ * task is charged only for growth that happened while it ran: a nested call
+ * for the growth since it started, its script for the growth before that.
+ */
+export function chargeOf(reading: Reading): Charge | undefined {
+  const { residentBytes, baselineBytes, runningAllowanceBytes, nested } = reading;
+  if (nested === undefined) return residentBytes - baselineBytes > runningAllowanceBytes ? "running" : undefined;
+  if (residentBytes - nested.startBytes > nested.allowanceBytes) return "nested";
+  if (nested.startBytes - baselineBytes > runningAllowanceBytes) return "running";
+  return undefined;
+}
+
+export type MemoryWatchOptions = {
+  pid: number;
+  slackMb: number;
+  /** The worker is over: stop it, charged as said. Called once per task at most. */
+  onOver(charge: Charge, residentBytes: number): void;
+};
+
+/** One worker's resident-memory watch. The session owns it and closes it when the worker ends. */
+export class MemoryWatch {
+  readonly #options: MemoryWatchOptions;
+  readonly #reader: ResidentReader | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #baselineBytes: number | undefined;
+  #runningAllowanceBytes = 0;
+  #nested: { startBytes: number; allowanceBytes: number } | undefined;
+
+  constructor(options: MemoryWatchOptions) {
+    this.#options = options;
+    this.#reader = openResident(options.pid);
+  }
+
+  /** A task starts running with `memoryMb` as its limit. */
+  start(memoryMb: number): void {
+    this.stop();
+    this.#baselineBytes = this.#reader?.read();
+    if (this.#baselineBytes === undefined) return;
+    this.#runningAllowanceBytes = allowanceBytes(memoryMb, this.#options.slackMb);
+    this.#timer = setInterval(() => this.#sample(), SAMPLE_MS);
+    this.#timer.unref();
+  }
+
+  /** The running script's nested call starts (`memoryMb`: its tool's limit), or the one running ended (undefined). */
+  nested(memoryMb: number | undefined): void {
+    if (this.#baselineBytes === undefined) return;
+    const now = this.#reader?.read();
+    if (now === undefined) return;
+    // What the nested call left (its tool's isolate, kept warm here) is not the script's growth.
+    if (this.#nested !== undefined) this.#baselineBytes += Math.max(0, now - this.#nested.startBytes);
+    this.#nested = memoryMb === undefined ? undefined : { startBytes: now, allowanceBytes: allowanceBytes(memoryMb, this.#options.slackMb) };
+  }
+
+  /** The running task is over. */
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#baselineBytes = undefined;
+    this.#nested = undefined;
+  }
+
+  close(): void {
+    this.stop();
+    this.#reader?.close();
+  }
+
+  #sample(): void {
+    const residentBytes = this.#reader?.read();
+    const baselineBytes = this.#baselineBytes;
+    if (residentBytes === undefined || baselineBytes === undefined) return;
+    const charge = chargeOf({
+      residentBytes,
+      baselineBytes,
+      runningAllowanceBytes: this.#runningAllowanceBytes,
+      ...(this.#nested !== undefined ? { nested: this.#nested } : {}),
+    });
+    if (charge === undefined) return;
+    this.stop();
+    this.#options.onOver(charge, residentBytes);
+  }
+}
