@@ -53,19 +53,20 @@ export async function profileGuest(tempDir, { calls, warmup = 2_000 }) {
   runInContext("globalThis.__corral_wake = () => {}; globalThis.__corral_capability = () => {}; globalThis.__corral_done = () => {}; globalThis.__corral_random = (n) => '\\0'.repeat(n); globalThis.__corral_load_url = () => {};", context);
   const api = runInContext(runtime.code, context, { filename: RUNTIME_FILENAME });
   const factory = runInContext(`(function (module, exports, require) {\n${toolCode}\n})`, context, { filename: "agent:bench", lineOffset: -1 });
-  const failure = api.load(factory);
-  if (failure !== "") throw new Error(`bench: the guest runtime refused word_count: ${failure}`);
+  const loaded = api.load(factory);
+  if (!loaded.ok) throw new Error(`bench: the guest runtime refused word_count: ${loaded.message}`);
   let seq = 0;
+  // The runtime's API (sandbox/shared/guest-api.ts): start answers at once or null; poll answers "pending" until it settles.
   const call = async () => {
     seq++;
-    api.start(seq, "word_count", WORD_COUNT_INPUT_JSON, `call-${seq}`, HOST_DEFAULTS.maxOutputBytes, HOST_DEFAULTS.maxDepth);
-    let text = api.poll(seq);
+    let answer = api.start({ seq, tool: "word_count", inputJson: WORD_COUNT_INPUT_JSON, callId: `call-${seq}`, maxBytes: HOST_DEFAULTS.maxOutputBytes, maxDepth: HOST_DEFAULTS.maxDepth });
     // In the isolate a microtask checkpoint runs between start and poll.
-    while (text === "") {
+    while (answer === null || answer === "pending") {
       await null;
-      text = api.poll(seq);
+      answer = api.poll(seq);
+      if (answer === null) throw new Error("bench: the guest lost call " + seq);
     }
-    return text;
+    return answer.text;
   };
   const first = await call();
   if (!first.includes(WORD_COUNT_OUTPUT_JSON)) throw new Error(`bench: the guest answered ${first}`);
