@@ -30,6 +30,7 @@ import { lendWebCallbacks } from "./web-callbacks.js";
 import { endCapabilityCall, sendCapabilityRequest } from "./capability-relay.js";
 import { GuestBridge, GuestContractError } from "./guest-bridge.js";
 import { GuestTimers } from "./guest-timers.js";
+import { IsolateMeter, untilQuiet } from "./isolate-meter.js";
 import { catastrophe, failureMessage, LoadFailure, zeroMetrics, type RunResult } from "./run-result.js";
 
 export { LoadFailure, type RunResult } from "./run-result.js";
@@ -47,18 +48,8 @@ export type ToolIsolateOptions = {
   phase?: Phase;
 };
 
-const HEAP_READ_EVERY_CALLS = 16;
-
-/**
- * The worker's resident memory after its last slow run (process-wide: one
- * worker, one reading). A quick call cannot grow it much and reads nothing.
- */
-let lastResidentBytes = process.memoryUsage.rss();
+/** An isolate left this full is not kept warm (its next call would start out of room). */
 const NEAR_LIMIT = 0.9;
-
-/** How the worker tells that an isolate stopped by a limit has stopped: under this share of a core over a sample. */
-const QUIET_SAMPLE_MS = 10;
-const QUIET_CPU_SHARE = 0.3;
 
 /** Extra room in the text limit for the envelope around the tool's data. */
 const ENVELOPE_SLACK_CHARS = 64 * 1024;
@@ -86,16 +77,9 @@ export class ToolIsolate {
   /** While the host's gate waits: the call's time that was left. */
   #pausedLeftMs: number | undefined;
   #disposedByUs = false;
-  #lastCpuNs = 0n;
-  #callsSinceHeapRead = 0;
   #inCall = false;
-  heapBytes = 0;
-  /**
-   * Memory this isolate holds that V8's heap statistics do not count
-   * (WebAssembly memories, mostly): the worker's resident growth over a slow
-   * run, less the heap's own growth. It never shrinks (Wasm memory does not).
-   */
-  #unseenBytes = 0;
+  /** CPU time, heap and the memory V8 does not count: what the worker's budget weighs this isolate at. */
+  readonly #meter: IsolateMeter;
   /** How long the last call took (the worker holds replies back only behind fast calls). */
   lastCallMs = Number.POSITIVE_INFINITY;
   readonly #memoryMb: number;
@@ -107,6 +91,7 @@ export class ToolIsolate {
       memoryLimit: memoryMb,
       onCatastrophicError: (message) => catastrophe(message),
     });
+    this.#meter = new IsolateMeter(this.#isolate);
     this.#context = this.#isolate.createContextSync();
   }
 
@@ -120,9 +105,9 @@ export class ToolIsolate {
     try {
       tool.#runRuntime(timeoutMs, { warm: true });
       // What the blank costs is the runtime's, not the module's that will take it.
-      lastResidentBytes = process.memoryUsage.rss();
+      IsolateMeter.residentNow();
       // Its heap, for the warm budget that counts it while it waits.
-      tool.#updateHeap();
+      tool.#meter.readHeap();
       return tool;
     } catch (error) {
       tool.dispose();
@@ -161,7 +146,7 @@ export class ToolIsolate {
         tool.dispose();
         return new LoadFailure(classify({ phase, answer: "module_refused" }), refused);
       }
-      tool.#noteResidentGrowth(0);
+      tool.#meter.noteResidentGrowth(0);
       return tool;
     } catch (error) {
       const evidence: Evidence = { phase, internal: error instanceof GuestContractError };
@@ -282,7 +267,7 @@ export class ToolIsolate {
   async #run(phase: Phase, limits: CallLimits, enter: () => GuestAnswer | Promise<GuestAnswer>): Promise<RunResult> {
     if (!this.alive) return { kind: "crash", message: "the isolate is gone", metrics: zeroMetrics() };
     const started = performance.now();
-    const cpuBefore = this.#cpuNs();
+    const cpuBefore = this.#meter.cpuNs();
     this.#callDeadline = started + limits.timeoutMs;
     this.#inCall = true;
     let timedOut = false;
@@ -308,7 +293,7 @@ export class ToolIsolate {
       // refused, this side whether the isolate was at its limit.
       if (answer.kind !== "ok" && answer.refused === true) {
         evidence.allocationRefused = true;
-        evidence.nearLimit = this.#updateHeap() >= limits.memoryMb * 1024 * 1024 * NEAR_LIMIT;
+        evidence.nearLimit = this.#meter.readHeap() >= limits.memoryMb * 1024 * 1024 * NEAR_LIMIT;
       }
       const kind = classify(evidence);
       if (kind === answer.kind) result = { kind, text: answer.text, metrics: zeroMetrics() };
@@ -333,37 +318,19 @@ export class ToolIsolate {
     // An isolate whose run did not end in an answer is not reused.
     if (result.text === undefined && result.kind !== "output_too_large") this.dispose();
     // Only an asynchronous entry can outlive its call (a synchronous one holds this thread).
-    if (asyncEntry && (result.kind === "timeout" || result.kind === "memory")) await this.#quiet();
-    const heapBefore = this.heapBytes;
+    if (asyncEntry && (result.kind === "timeout" || result.kind === "memory")) await untilQuiet();
+    const heapBefore = this.#meter.heapBytes;
     const wallMs = performance.now() - started;
     result.metrics = {
       wallMs,
-      cpuMs: Math.max(0, Number(this.#cpuNs() - cpuBefore) / 1e6),
-      heapBytes: this.#heapAfter(wallMs),
+      cpuMs: Math.max(0, Number(this.#meter.cpuNs() - cpuBefore) / 1e6),
+      heapBytes: this.#meter.heapAfter(wallMs),
     };
-    if (wallMs > 1 && this.alive) this.#noteResidentGrowth(heapBefore);
+    if (wallMs > 1 && this.alive) this.#meter.noteResidentGrowth(heapBefore);
     // An isolate left near its limit is not kept warm: its next call would
     // start out of room. (A call that filled it was slow, so the reading is fresh.)
-    if (this.alive && this.heapBytes >= limits.memoryMb * 1024 * 1024 * NEAR_LIMIT) this.dispose();
+    if (this.alive && this.#meter.heapBytes >= limits.memoryMb * 1024 * 1024 * NEAR_LIMIT) this.dispose();
     return result;
-  }
-
-  /**
-   * Resolves once nothing of a call stopped by a limit runs any more. The
-   * isolate is disposed, but native work reached from a timer or a
-   * continuation (a huge TypedArray sort, a regexp compile) ignores that and
-   * runs on in the isolate's thread, where no promise tells when it ends; this
-   * process's CPU time does. The call is answered only once this process is
-   * quiet, so the host's watchdog, still timing that call, stops what will
-   * not stop and charges it, never the call that comes next.
-   */
-  async #quiet(): Promise<void> {
-    for (;;) {
-      const before = process.cpuUsage();
-      await new Promise((resolve) => setTimeout(resolve, QUIET_SAMPLE_MS));
-      const used = process.cpuUsage(before);
-      if ((used.user + used.system) / 1000 < QUIET_SAMPLE_MS * QUIET_CPU_SHARE) return;
-    }
   }
 
   /** The guest forgot its timers when it handed over the answer; forget ours. */
@@ -421,30 +388,6 @@ export class ToolIsolate {
     }
   }
 
-  /** The isolate's CPU time; after disposal, the last reading before it. */
-  #cpuNs(): bigint {
-    if (this.#isolate.isDisposed) return this.#lastCpuNs;
-    try {
-      this.#lastCpuNs = this.#isolate.cpuTime;
-    } catch {
-      // disposed by its memory limit between the check and the read
-    }
-    return this.#lastCpuNs;
-  }
-
-  /**
-   * Reading heap statistics costs about as much as a small call, so a fast
-   * call reports the last reading, refreshed every few calls; a call that ran
-   * a while (and may have grown the heap) always reads it.
-   */
-  #heapAfter(wallMs: number): number {
-    if (wallMs > 1 || ++this.#callsSinceHeapRead >= HEAP_READ_EVERY_CALLS) {
-      this.#callsSinceHeapRead = 0;
-      return this.#updateHeap();
-    }
-    return this.heapBytes;
-  }
-
   /** A Code Mode script's timers wait while its nested calls run (guest-timers.ts). */
   holdTimers(): void {
     this.#timers.hold();
@@ -454,29 +397,14 @@ export class ToolIsolate {
     this.#timers.release();
   }
 
+  /** Used heap plus external memory, at the last reading. */
+  get heapBytes(): number {
+    return this.#meter.heapBytes;
+  }
+
   /** The full size the worker's budget counts this isolate at: heap, external buffers and unseen memory. */
   get footprintBytes(): number {
-    return this.heapBytes + this.#unseenBytes;
-  }
-
-  /** After a slow run (or the load): charges the resident growth the heap does not explain to this isolate. */
-  #noteResidentGrowth(heapBefore: number): void {
-    const heapAfter = this.#updateHeap();
-    const resident = process.memoryUsage.rss();
-    const grown = resident - lastResidentBytes;
-    lastResidentBytes = resident;
-    this.#unseenBytes += Math.max(0, grown - Math.max(0, heapAfter - heapBefore));
-  }
-
-  #updateHeap(): number {
-    if (!this.alive) return this.heapBytes;
-    try {
-      const stats = this.#isolate.getHeapStatisticsSync();
-      this.heapBytes = stats.used_heap_size + stats.externally_allocated_size;
-    } catch {
-      // disposed between the check and the read
-    }
-    return this.heapBytes;
+    return this.#meter.footprintBytes;
   }
 
   #failWaiting(error: Error): void {
@@ -488,7 +416,7 @@ export class ToolIsolate {
   dispose(): void {
     this.#failWaiting(new Error("the isolate was disposed"));
     if (this.#isolate.isDisposed) return;
-    this.#cpuNs();
+    this.#meter.cpuNs();
     this.#disposedByUs = true;
     this.#timers.clear();
     this.#guest?.release();
