@@ -28,6 +28,7 @@ describe("chargeOf", () => {
 });
 
 describe("MemoryWatch on this process", { timeout: 30_000, skip: process.platform !== "linux" && "reads /proc" }, () => {
+  // Kept to the end: freed memory would be reused by the next allocation without growing the process.
   const held: Buffer[] = [];
   const grow = (mb: number) => held.push(Buffer.alloc(mb * MB, 1));
   const over = () => {
@@ -39,32 +40,51 @@ describe("MemoryWatch on this process", { timeout: 30_000, skip: process.platfor
 
   it("charges the running task for what it grew past its allowance", async () => {
     const { watch, seen } = over();
-    watch.start(16); // 32 MB
-    grow(96);
+    watch.start(8); // 16 MB
+    grow(48);
     await sampled();
     watch.close();
-    held.length = 0;
     assert.equal(seen(), "running");
   });
 
   it("charges a nested call for what grew while it ran, and moves what it kept into the script's baseline", async () => {
     const nestedGrew = over();
-    nestedGrew.watch.start(64); // 128 MB for the script
-    nestedGrew.watch.nested(16); // 32 MB for the nested call
-    grow(96);
+    nestedGrew.watch.start(32); // 64 MB for the script
+    nestedGrew.watch.nested(8); // 16 MB for the nested call
+    grow(48);
     await sampled();
     nestedGrew.watch.close();
     assert.equal(nestedGrew.seen(), "nested");
-    held.length = 0;
 
     const kept = over();
-    kept.watch.start(16); // 32 MB for the script
-    kept.watch.nested(64); // 128 MB for the nested call
-    grow(96); // under the nested call's allowance, past the script's
+    kept.watch.start(8); // 16 MB for the script
+    kept.watch.nested(32); // 64 MB for the nested call
+    grow(48); // under the nested call's allowance, past the script's
     kept.watch.nested(undefined);
     await sampled();
     kept.watch.close();
-    held.length = 0;
     assert.equal(kept.seen(), undefined, "what the nested call kept is not the script's growth");
+  });
+
+  it("reuses a reading only across quick calls: after a slow call or any other task it reads again", async () => {
+    const reused = over();
+    reused.watch.start(8);
+    reused.watch.ended(0.5);
+    grow(48); // grown by "the quick call": a reading reused misses it (bounded by the calls' wall time)
+    reused.watch.start(8);
+    await sampled();
+    reused.watch.close();
+    assert.equal(reused.seen(), "running", "the reading was reused after a quick call");
+
+    for (const wallMs of [undefined, 50]) {
+      const fresh = over();
+      fresh.watch.start(8);
+      fresh.watch.ended(wallMs);
+      grow(48);
+      fresh.watch.start(8);
+      await sampled();
+      fresh.watch.close();
+        assert.equal(fresh.seen(), undefined, `read again after ${wallMs === undefined ? "a task that is not a call" : "a slow call"}`);
+    }
   });
 });

@@ -8,7 +8,7 @@
  * Who a stop is charged to is decided from what was read, in `chargeOf`:
  *
  * ```
- * task starts ─▶ baseline (read now: what other tasks left is not this one's)
+ * task starts ─▶ baseline (read now, or reused: what other tasks left is not this one's)
  *   nested call starts ─▶ nestedStart (read now)      ┐ a Code Mode script's
  *   nested call ends   ─▶ baseline += what it kept     ┘ tool calls
  * every 10 ms: resident > baseline + allowance(task) [+ allowance(nested)]
@@ -25,6 +25,16 @@
 import { openResident, type ResidentReader } from "./process-memory.js";
 
 const SAMPLE_MS = 10;
+/**
+ * A reading of the baseline serves the tasks that follow it while they
+ * took at most this much wall time together (a read costs the host about
+ * 8 µs, a quick call's tenth). A task faults in at most about 1–2 MB of
+ * new memory a millisecond here (measured: touching fresh pages, heap or
+ * WebAssembly), so what those tasks left that a reused baseline misses is
+ * a few MB, well inside the slack; any other task (a load, a warm-up, a
+ * describe) makes the next start read again.
+ */
+const REUSE_WITHIN_WALL_MS = 4;
 /**
  * An isolate's resident memory runs to about twice its heap limit in normal
  * work (young generation, code, fragmentation): the watch is for memory V8
@@ -78,6 +88,9 @@ export class MemoryWatch {
   readonly #reader: ResidentReader | undefined;
   #timer: NodeJS.Timeout | undefined;
   #baselineBytes: number | undefined;
+  /** The last reading taken as a task started, and the wall time of the tasks run since (Infinity: read again). */
+  #lastReading: number | undefined;
+  #wallSinceReadingMs = Number.POSITIVE_INFINITY;
   #runningAllowanceBytes = 0;
   #nested: { startBytes: number; allowanceBytes: number } | undefined;
 
@@ -89,7 +102,11 @@ export class MemoryWatch {
   /** A task starts running with `memoryMb` as its limit. */
   start(memoryMb: number): void {
     this.stop();
-    this.#baselineBytes = this.#reader?.read();
+    if (this.#lastReading === undefined || this.#wallSinceReadingMs > REUSE_WITHIN_WALL_MS) {
+      this.#lastReading = this.#reader?.read();
+      this.#wallSinceReadingMs = 0;
+    }
+    this.#baselineBytes = this.#lastReading;
     if (this.#baselineBytes === undefined) return;
     this.#runningAllowanceBytes = allowanceBytes(memoryMb, this.#options.slackMb);
     this.#timer = setInterval(() => this.#sample(), SAMPLE_MS);
@@ -104,6 +121,11 @@ export class MemoryWatch {
     // What the nested call left (its tool's isolate, kept warm here) is not the script's growth.
     if (this.#nested !== undefined) this.#baselineBytes += Math.max(0, now - this.#nested.startBytes);
     this.#nested = memoryMb === undefined ? undefined : { startBytes: now, allowanceBytes: allowanceBytes(memoryMb, this.#options.slackMb) };
+  }
+
+  /** The running task was answered: a call's wall time, or undefined for any other task (the next start reads again). */
+  ended(callWallMs: number | undefined): void {
+    this.#wallSinceReadingMs += callWallMs ?? Number.POSITIVE_INFINITY;
   }
 
   /** The running task is over. */

@@ -322,6 +322,7 @@ export class WorkerSession {
     if (head === undefined || head.id !== entry.id) return false;
     this.#fifo.shift();
     this.#clearHeadTimers();
+    this.#memory?.ended(entry.reply.type === "call" ? entry.reply.metrics.wallMs : undefined);
     head.settle({ ok: true, reply: entry.reply });
     return true;
   }
