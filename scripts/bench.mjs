@@ -45,6 +45,7 @@ const FULL = {
   telemetry: { calls: 200_000, rounds: 7 },
   fetch: { rounds: 5, n: 300 },
   codeMode: { rounds: 3, calls: 1_000 },
+  eventLoop: { rounds: 5, calls: 3_000, inFlight: 64 },
 };
 const QUICK = {
   warm: { rounds: 2, plain: 2_000, ivmSync: 1_000, ivmAsync: 500, pool: 300, sporadic: 20, gapMs: 10, fresh: 20 },
@@ -57,6 +58,7 @@ const QUICK = {
   telemetry: { calls: 50_000, rounds: 3 },
   fetch: { rounds: 1, n: 100 },
   codeMode: { rounds: 1, calls: 300 },
+  eventLoop: { rounds: 1, calls: 500, inFlight: 64 },
 };
 
 if (!process.execArgv.includes("--no-node-snapshot") || process.env.BENCH_DIST === undefined) {
@@ -101,6 +103,7 @@ async function main(config) {
   const { measureTelemetry } = await import("./bench/telemetry.mjs");
   const { measureFetch } = await import("./bench/fetch.mjs");
   const { measureCodeMode } = await import("./bench/codemode.mjs");
+  const { measureEventLoop } = await import("./bench/event-loop.mjs");
 
   const machine = describeMachine();
   const loadBefore = currentLoad();
@@ -220,6 +223,8 @@ async function main(config) {
     results.telemetry = await measureTelemetry(config.telemetry);
     log("code mode: nested calls");
     results.codeMode = await measureCodeMode(tempDir, { ...config.codeMode, log });
+    log("the host's event loop, per ledger");
+    results.eventLoop = await measureEventLoop(tempDir, { ...config.eventLoop, log });
     log("profiles: host");
     results.profile = { host: await profileHost(tempDir, { calls: config.profile.hostCalls }) };
     log("profiles: worker");

@@ -202,6 +202,18 @@ export function profileTables(name, s, limit = 12) {
 /** Others took more than a tenth of the machine (or, unknown, the load was high at the start). */
 const busy = (r) => (r.othersCpuShare === undefined ? r.loadBefore[0] > r.machine.cores * 0.75 : r.othersCpuShare > 0.1);
 
+const LEDGER_LABELS = { sqlite: "SQLite (default)", memory: "in memory (commits nothing)", postgres: "PostgreSQL (127.0.0.1)" };
+
+/** The host's event loop under calls: how late a 1 ms timer fires, per ledger. */
+function eventLoopRows(r) {
+  const e = r.eventLoop;
+  const rows = [];
+  for (const [depth, label] of [["serial", "1"], ["concurrent", String(e.inFlight)]]) {
+    for (const [name, d] of Object.entries(e[depth])) rows.push([`${LEDGER_LABELS[name] ?? name}, ${label} in flight`, ms(d.p50, 2), ms(d.p99, 2), ms(d.max, 2)]);
+  }
+  return rows;
+}
+
 /** Code Mode: a script's nested call beside ToolIsolate.invoke in-process and one host.call. */
 function codeModeRows(r) {
   const c = r.codeMode;
@@ -250,6 +262,7 @@ export function renderConsole(r) {
   out.push("", "Memory", textTable(["what", "RSS"], memoryRows(r)));
   if (r.fetch !== undefined) out.push("", "fetch from a tool (127.0.0.1 page)", textTable(["case", "p50", "p99", "÷ Node p50"], fetchRows(r)));
   if (r.telemetry !== undefined) out.push("", "OpenTelemetry hooks per call", textTable(["case", "cost", "share"], telemetryRows(r)));
+  if (r.eventLoop !== undefined) out.push("", "The host's event loop during calls (a 1 ms timer, late by)", textTable(["ledger", "p50", "p99", "max"], eventLoopRows(r)));
   if (r.codeMode !== undefined) out.push("", "Code Mode nested calls", textTable(["case", "time", "÷ invoke", "÷ host.call"], codeModeRows(r)));
   out.push("", "Targets", textTable(["target", "figure", "met"], targets(r).map((t) => [t.name, t.figure, t.met ? "yes" : "NO"])));
   const hp = r.profile.host;
@@ -371,6 +384,14 @@ ${mdTable(["case", "p50", "p99", "÷ Node p50"], fetchRows(r))}`);
 What a host's telemetry costs each call on the host (scripts/bench/telemetry.mjs): starting the call's \`corral.call\` span, noting the gate's wait, ending it with the outcome's attributes and counting the call and its duration, ${int(r.telemetry.calls)} times per round, the median of ${r.telemetry.rounds} rounds, less the bare loop. With no SDK registered the API hands out no-ops and no attribute is computed.
 
 ${mdTable(["case", "cost per call", "share"], telemetryRows(r))}`);
+  }
+
+  if (r.eventLoop !== undefined) {
+    sections.push(`## The host's event loop during calls
+
+Does the ledger stall the host? While one warm host per ledger serves ${int(r.eventLoop.calls)} calls (1 in flight, then ${int(r.eventLoop.inFlight)}), \`perf_hooks.monitorEventLoopDelay\` times a 1 ms timer on the host's thread (scripts/bench/event-loop.mjs); each figure is how late it fired, the median of ${r.eventLoop.rounds} interleaved rounds. SQLite commits on the main thread (a group commit every 20 ms of write-behind records, WAL checkpoints on a thread of their own); the in-memory ledger commits nothing, so the distance between the two is what the ledger's commits cost the loop. At 64 in flight the loop is busy with the calls themselves.
+
+${mdTable(["ledger", "late by, p50", "p99", "max"], eventLoopRows(r))}`);
   }
 
   if (r.codeMode !== undefined) {
