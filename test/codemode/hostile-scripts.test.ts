@@ -208,6 +208,26 @@ describe("Code Mode: hostile scripts", { timeout: 300_000 }, () => {
     assert.equal((await host.auditSource("code:program"))?.totals.outcomes.memory, scriptBefore + 1, "the script's source took the memory strike");
   });
 
+  it("a tool that grows its worker past its own allowance, called from a script: the tool is charged memory, the script is not", async () => {
+    const balloon = await host.load({
+      source: "agent:balloon",
+      code: toolSource({
+        name: "balloon",
+        extra: "limits: { timeoutMs: 2500, memoryMb: 32 },",
+        // WebAssembly memory: V8 does not count it, so only the host's resident-memory watch stops it.
+        run: "const memory = new WebAssembly.Memory({ initial: 1, maximum: 65536 }); for (;;) { const at = memory.buffer.byteLength; memory.grow(256); new Uint8Array(memory.buffer, at).fill(1); }",
+      }),
+    });
+    assert.ok(balloon.ok, JSON.stringify(balloon));
+    if ((await host.sourceState("code:program")).state === "quarantined") await host.release("code:program");
+    const scriptBefore = (await host.auditSource("code:program"))?.totals.strikes ?? 0;
+    const result = await host.call("run_code", { code: "await tools.add({ a: 1, b: 1 }); return await tools.balloon({});" });
+    failed(result, ["tool_error"], /the tool "balloon" this script called stopped its worker .*grew its worker past its 32 MB limit.*The strike is the tool's/);
+    const row = (await host.auditSource("agent:balloon"))?.tools.find((tool) => tool.tool === "balloon");
+    assert.deepEqual([row?.totals.calls, row?.totals.strikes, row?.totals.outcomes.memory], [1, 1, 1], JSON.stringify(row?.totals));
+    assert.equal((await host.auditSource("code:program"))?.totals.strikes, scriptBefore, "no strike for the script");
+  });
+
   it("a model whose scripts keep timing out is quarantined like any source", async () => {
     if ((await host.sourceState("code:program")).state === "quarantined") await host.release("code:program");
     for (let i = 0; i < 3; i++) await host.call("run_code", { code: "for (;;) {}" });
