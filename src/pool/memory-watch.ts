@@ -23,8 +23,8 @@
  * sits in the baseline and is never charged.
  */
 import { openResident, type ResidentReader } from "./process-memory.js";
+import { MEMORY_SAMPLE_MS } from "../../sandbox/shared/tuning.js";
 
-const SAMPLE_MS = 10;
 /**
  * An isolate's resident memory runs to about twice its heap limit in normal
  * work (young generation, code, fragmentation): the watch is for memory V8
@@ -92,7 +92,7 @@ export class MemoryWatch {
     this.#baselineBytes = this.#reader?.read();
     if (this.#baselineBytes === undefined) return;
     this.#runningAllowanceBytes = allowanceBytes(memoryMb, this.#options.slackMb);
-    this.#timer = setInterval(() => this.#sample(), SAMPLE_MS);
+    this.#timer = setInterval(() => this.#sample(), MEMORY_SAMPLE_MS);
     this.#timer.unref();
   }
 
