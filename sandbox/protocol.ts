@@ -194,13 +194,6 @@ export function isolateKey(bundle: Pick<BundleRef, "hash" | "filename">, memoryM
   return scope === "" ? base : `${base}\u001f${scope}`;
 }
 
-/**
- * A call that took at most this long (the worker's wall clock) is quick:
- * the host sends quick calls deeper (affinity.ts), the worker holds replies
- * back only behind them (entry.ts).
- */
-export const QUICK_CALL_MS = 1;
-
 export const ServeTask = z.strictObject({ type: z.literal("serve") });
 export type ServeTask = z.infer<typeof ServeTask>;
 

@@ -14,6 +14,7 @@ import type { HostEventListener } from "./events.js";
 import { LedgerOptions } from "./ledger/options.js";
 import { IsolationOption } from "./host/isolation.js";
 import { EXPOSURES } from "../sandbox/protocol.js";
+import { PIPELINE_DEPTH, QUICK_PIPELINE_DEPTH, SPARE_WORKERS, WARM_ISOLATES_PER_WORKER } from "../sandbox/shared/tuning.js";
 import { CapabilitiesOptions } from "./capabilities/options.js";
 import { CodeModeOptions } from "./codemode/options.js";
 
@@ -21,16 +22,16 @@ export const HOST_DEFAULTS = {
   /** @default the machine's cores */
   workers: availableParallelism(),
   /** Booted processes kept idle to replace a worker that dies. @default 1 */
-  spareWorkers: 1,
+  spareWorkers: SPARE_WORKERS,
   /** Calls sent ahead to one worker; the next starts as the previous ends. @default 2 */
-  pipelineDepth: 2,
+  pipelineDepth: PIPELINE_DEPTH,
   /**
    * Calls sent ahead to one worker while every one of them is a call of a
-   * tool whose last 8 calls each took at most 1 ms: such calls share IPC
-   * messages.
+   * tool whose last QUICK_STREAK (8) calls each took at most QUICK_CALL_MS
+   * (1 ms): such calls share IPC messages.
    * @default 16
    */
-  quickPipelineDepth: 16,
+  quickPipelineDepth: QUICK_PIPELINE_DEPTH,
   /** @default 5000 */
   defaultTimeoutMs: 5_000,
   /** @default 60000 */
@@ -61,7 +62,7 @@ export const HOST_DEFAULTS = {
    */
   isolation: "scope" as IsolationOption,
   /** Warm isolates kept per worker. @default 64 */
-  maxWarmIsolates: 64,
+  maxWarmIsolates: WARM_ISOLATES_PER_WORKER,
   /** Total heap of the warm isolates of one worker. @default 512 */
   maxWarmHeapMb: 512,
   /** Calls running at once over all tools. @default workers × quickPipelineDepth */

@@ -7,9 +7,7 @@
  * messages), so it sends a bundle's code only to a worker that lacks it
  * instead of with every call. Pure: both sides import it.
  */
-
-/** Bundles with inline code a worker keeps. */
-export const BUNDLE_WINDOW = 64;
+import { BUNDLE_WINDOW } from "./tuning.js";
 
 export class BundleWindow<V> {
   readonly #entries = new Map<string, V>();

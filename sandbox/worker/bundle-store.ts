@@ -11,9 +11,10 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { BundleRef } from "../protocol.js";
 import { BundleWindow } from "../shared/bundle-window.js";
+import { DISK_BUNDLES_KEPT } from "../shared/tuning.js";
 
 /** Bundles read from the host's cache folder, kept by the same rule as inline ones. */
-const fromDisk = new BundleWindow<string>(256);
+const fromDisk = new BundleWindow<string>(DISK_BUNDLES_KEPT);
 /** Inline code as received; `matches` is false when its sha256 is not its hash (the run then fails). */
 const received = new BundleWindow<{ code: string; matches: boolean }>();
 

@@ -22,13 +22,13 @@ import {
   CancelMessage,
   HostMessage,
   NestedMessage,
-  QUICK_CALL_MS,
   ServeTask,
   type ReplyEntry,
   type Reply,
   type Task,
   type WorkerMessage,
 } from "../protocol.js";
+import { HOLD_BACK_GRACE_SHARE, QUICK_CALL_MS } from "../shared/tuning.js";
 import { receiveBundle } from "./bundle-store.js";
 import { Cancellations } from "./cancellations.js";
 import { failed, WorkerCore, WorkerSettings } from "./worker-core.js";
@@ -91,7 +91,7 @@ function flush(): void {
  * quick, (2) is of the same bundle as the held ones, so that should this
  * worker hang in it after all (a limit that failed to stop it), the kill is
  * charged to the same source, and (3) cannot run past the oldest held
- * task's limit + half the grace, even to its own limit.
+ * task's limit + HOLD_BACK_GRACE_SHARE of the grace, even to its own limit.
  */
 function holdBack(task: Task): boolean {
   if (held === undefined) return true;
@@ -153,7 +153,7 @@ export default function serve(raw: unknown): Promise<never> {
     const evicted = skip ? [] : core.takeDropped();
     if (evicted.length > 0) reply.evicted = evicted;
     outbox.push({ id, reply });
-    held ??= { bundle: task.bundle.hash, sendBy: receivedAt + task.limits.timeoutMs + settings.watchdogGraceMs / 2 };
+    held ??= { bundle: task.bundle.hash, sendBy: receivedAt + task.limits.timeoutMs + settings.watchdogGraceMs * HOLD_BACK_GRACE_SHARE };
     const queued = --core.tasksInFlight;
     // Held replies leave once they are as many as the tasks still queued
     // here: the host refills this worker's pipeline while it runs the rest,

@@ -17,7 +17,8 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { isolateKey, QUICK_CALL_MS, type CallReply, type CallTask, type DescribeReply, type DescribeTask, type Reply, type Task, type TaskPhase, type WarmReply, type WarmTask } from "../protocol.js";
+import { isolateKey, type CallReply, type CallTask, type DescribeReply, type DescribeTask, type Reply, type Task, type TaskPhase, type WarmReply, type WarmTask } from "../protocol.js";
+import { QUICK_CALL_MS, REFILL_AFTER_IDLE_MS, WARM_UP_TASKS } from "../shared/tuning.js";
 import { bundleCode } from "./bundle-store.js";
 import { IsolateCache } from "./isolate-cache.js";
 import { LoadFailure, ToolIsolate } from "./tool-isolate.js";
@@ -34,9 +35,6 @@ export const WorkerSettings = z.strictObject({
   watchdogGraceMs: z.number().int().min(0),
 });
 export type WorkerSettings = z.infer<typeof WorkerSettings>;
-
-/** A load is usually followed at once by the tool's first call: wait a moment of quiet first. */
-const REFILL_AFTER_IDLE_MS = 100;
 
 export class WorkerCore {
   readonly #settings: WorkerSettings;
@@ -269,7 +267,7 @@ export class WorkerCore {
     const bundle = { hash: createHash("sha256").update(WARM_UP_MODULE).digest("hex"), filename: "corral:warm-up", code: WARM_UP_MODULE };
     const describeTask: Task = { type: "describe", bundle, limits };
     const callTask: Task = { type: "call", callId: "warm-up", bundle, tool: "warm_up", inputJson: '{"text":"a b c"}', limits };
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < WARM_UP_TASKS; i++) {
       const task = i === 0 ? describeTask : callTask;
       const reply = await this.handle(task);
       // The warm-up only saves the first call some compiling: on a machine so

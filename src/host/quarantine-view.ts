@@ -22,9 +22,7 @@
  */
 import { CorralError } from "../errors.js";
 import type { Ledger, SourceState } from "../ledger/index.js";
-
-const REFRESH_MS = 5_000;
-const COUNTER_MAX_AGE_MS = 1;
+import { CHANGE_COUNTER_MAX_AGE_MS, QUARANTINE_REFRESH_MS } from "../../sandbox/shared/tuning.js";
 
 export class QuarantineView {
   readonly #ledger: Ledger;
@@ -45,7 +43,7 @@ export class QuarantineView {
     this.#ledger = ledger;
     this.#now = options.now ?? Date.now;
     this.#onChangeElsewhere = options.onChangeElsewhere ?? (() => undefined);
-    this.#timer = setInterval(() => void this.refresh().catch(() => undefined), REFRESH_MS);
+    this.#timer = setInterval(() => void this.refresh().catch(() => undefined), QUARANTINE_REFRESH_MS);
     this.#timer.unref();
   }
 
@@ -56,7 +54,7 @@ export class QuarantineView {
    */
   #changesElsewhere(): number | undefined {
     const now = performance.now();
-    if (now - this.#counterReadAt >= COUNTER_MAX_AGE_MS) {
+    if (now - this.#counterReadAt >= CHANGE_COUNTER_MAX_AGE_MS) {
       this.#counterRead = this.#ledger.changesElsewhere();
       this.#counterReadAt = now;
     }

@@ -21,6 +21,7 @@ import { z } from "zod";
 import { CorralError, describeIssues } from "../errors.js";
 import { LedgerUnavailableError } from "./errors.js";
 import { SCHEMA_NAME } from "./postgres-schema.js";
+import { POSTGRES_IDLE_CONNECTION_MS } from "../../sandbox/shared/tuning.js";
 
 export const POSTGRES_URL = /^postgres(ql)?:\/\//;
 
@@ -107,7 +108,7 @@ export function connectionConfig(options: ResolvedPostgresOptions, name: string)
 
 /** `readOnly`: every session refuses writes (default_transaction_read_only), as a reader that must never write wants. */
 export function createPool(options: ResolvedPostgresOptions, name: string, readOnly = false): pg.Pool {
-  const config: pg.PoolConfig = { ...connectionConfig(options, name), max: options.poolSize, idleTimeoutMillis: 30_000 };
+  const config: pg.PoolConfig = { ...connectionConfig(options, name), max: options.poolSize, idleTimeoutMillis: POSTGRES_IDLE_CONNECTION_MS };
   if (readOnly) config.options = "-c default_transaction_read_only=on";
   const pool = new pg.Pool(config);
   // An idle connection the server drops emits here; without a listener the process would die.

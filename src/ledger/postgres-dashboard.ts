@@ -29,9 +29,7 @@ import { createPool, describeError, resolvePostgresOptions, withClient, type Pos
 import { inSnapshot } from "./postgres-reads.js";
 import { PG_SCHEMA_VERSION, quoteIdent } from "./postgres-schema.js";
 import { SqlDashboardReader, type DashboardDb, type DashboardQuery, type Row } from "./sql-dashboard-reader.js";
-
-/** A page's reads run one at a time per request; two connections let a poll pass a slow page. */
-const READER_POOL_SIZE = 2;
+import { DASHBOARD_READER_CONNECTIONS } from "../../sandbox/shared/tuning.js";
 
 type Compiled = { text: string; names: string[] };
 
@@ -73,7 +71,7 @@ class PostgresDashboardDb implements DashboardDb {
     const dialect = postgresDialect(quoteIdent(resolved.schema));
     this.#encodeList = dialect.encodeList;
     this.#statements = Object.fromEntries(Object.entries(dashboardSql(dialect)).map(([name, text]) => [name, toPositional(text)])) as Record<DashboardStatement, Compiled>;
-    this.#pool = createPool({ ...resolved, poolSize: READER_POOL_SIZE }, "corral-dashboard", true);
+    this.#pool = createPool({ ...resolved, poolSize: DASHBOARD_READER_CONNECTIONS }, "corral-dashboard", true);
   }
 
   async check(): Promise<void> {

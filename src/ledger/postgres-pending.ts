@@ -7,11 +7,7 @@
  * record someone waits for takes them along at once.
  */
 import type { Pending } from "./postgres-outage.js";
-
-/** As SQLite's: a record nobody waits for waits at most this long to share a commit. */
-export const COMMIT_BEHIND_MS = 20;
-/** Records written in one transaction at most (a busy turn, or a buffer being written back). */
-export const MAX_BATCH = 500;
+import { COMMIT_BEHIND_MS, POSTGRES_MAX_BATCH_RECORDS } from "../../sandbox/shared/tuning.js";
 
 export class PendingRecords {
   readonly #send: (batch: Pending[]) => void;
@@ -30,7 +26,7 @@ export class PendingRecords {
 
   push(item: Pending): void {
     this.#records.push(item);
-    if (item.options.behind === true && this.#records.length < MAX_BATCH) {
+    if (item.options.behind === true && this.#records.length < POSTGRES_MAX_BATCH_RECORDS) {
       this.#behind ??= setTimeout(() => this.flush(), COMMIT_BEHIND_MS);
     } else if (!this.#soon) {
       this.#soon = true;

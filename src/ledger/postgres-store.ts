@@ -35,7 +35,8 @@ import { writeBatch, writeTransition } from "./postgres-batch.js";
 import { classify, connectionConfig, createPool, describeError, inTransaction, resolvePostgresOptions, withClient, type PostgresStoreOptions, type ResolvedPostgresOptions } from "./postgres-connection.js";
 import { ChangeListener } from "./postgres-listener.js";
 import { OutageBuffer, type Pending } from "./postgres-outage.js";
-import { MAX_BATCH, PendingRecords } from "./postgres-pending.js";
+import { PendingRecords } from "./postgres-pending.js";
+import { POSTGRES_MAX_BATCH_RECORDS, PRUNE_BATCH_MARKS_EVERY } from "../../sandbox/shared/tuning.js";
 import { readAllSources, readOneSource, readOneState, readScriptCallers, readScriptTools } from "./postgres-reads.js";
 import { migratePostgres } from "./postgres-schema.js";
 import { postgresSql, type PostgresSql } from "./postgres-sql.js";
@@ -151,8 +152,8 @@ export class PostgresLedgerStore implements LedgerStore {
     if (this.#outage !== undefined) return this.#buffer(batch);
     try {
       await this.#whenReady();
-      for (let start = 0; start < batch.length; start += MAX_BATCH) {
-        const part = batch.slice(start, start + MAX_BATCH);
+      for (let start = 0; start < batch.length; start += POSTGRES_MAX_BATCH_RECORDS) {
+        const part = batch.slice(start, start + POSTGRES_MAX_BATCH_RECORDS);
         const results = await this.#writeRecords(part);
         part.forEach((item, index) => this.#settle(item, results?.[index]));
       }
@@ -174,7 +175,7 @@ export class PostgresLedgerStore implements LedgerStore {
   /** One transaction for `part`, tried again on a deadlock or a lost connection; null if it had committed already. */
   async #writeRecords(part: readonly Pending[]): Promise<Applied[] | null> {
     const batchId = randomUUID();
-    if (++this.#batches % 1_000 === 0) await this.#pool.query(this.#sql.pruneBatches, [Date.now() - BATCH_MARK_MS]);
+    if (++this.#batches % PRUNE_BATCH_MARKS_EVERY === 0) await this.#pool.query(this.#sql.pruneBatches, [Date.now() - BATCH_MARK_MS]);
     return inTransaction(this.#pool, (client) => writeBatch(client, this.#sql, batchId, part, this.#id));
   }
 
@@ -229,7 +230,7 @@ export class PostgresLedgerStore implements LedgerStore {
     let written = 0;
     try {
       await this.#whenReady();
-      for (let part = outage.peek(MAX_BATCH); part.length > 0; part = outage.peek(MAX_BATCH)) {
+      for (let part = outage.peek(POSTGRES_MAX_BATCH_RECORDS); part.length > 0; part = outage.peek(POSTGRES_MAX_BATCH_RECORDS)) {
         const results = await this.#writeRecords(part);
         outage.drop(part.length);
         written += part.length;

@@ -49,11 +49,7 @@ import { WalCheckpointer } from "./wal-checkpointer.js";
 import type { Applied, Decide, LedgerStore, RecordOptions, StoredSource, StoredSourceDetail } from "./store.js";
 import { initialState, type Transition } from "./transitions.js";
 import { LedgerEvent, isStrike, type CallRecord, type LoadRecord, type SourceState } from "./types.js";
-
-/** How often the checkpointer thread moves committed pages into the database file. */
-const CHECKPOINT_INTERVAL_MS = 250;
-/** SQLite checkpoints on its own past this many WAL pages (its default is 1,000): only if the thread falls behind. */
-const SAFETY_NET_CHECKPOINT_PAGES = 20_000;
+import { CHECKPOINT_INTERVAL_MS, COMMIT_BEHIND_MS, MAX_BEHIND_RECORDS, SAFETY_NET_CHECKPOINT_PAGES, SHARE_COMMIT_MS } from "../../sandbox/shared/tuning.js";
 
 export const SQLITE_STORE_DEFAULTS = {
   /** @default ".corral/ledger.db" */
@@ -70,18 +66,6 @@ export const SqliteStoreOptions = z.strictObject({
   synchronous: z.enum(["normal", "full"]).optional(),
 });
 export type SqliteStoreOptions = z.input<typeof SqliteStoreOptions>;
-
-/** The longest a record nobody waits for waits to share its commit. */
-export const COMMIT_BEHIND_MS = 20;
-/**
- * Once the oldest record waiting behind is this old, the next record's turn
- * commits them all. That turn is the one that answered a call: its commit
- * runs while the caller's next call is on its way to a worker, not when a
- * timer happens to fire, perhaps as a reply comes in.
- */
-const SHARE_COMMIT_MS = COMMIT_BEHIND_MS / 2;
-/** Records waiting behind past which they commit at the next turn anyway. */
-const MAX_BEHIND_RECORDS = 512;
 
 type Pending = { call: CallRecord; options: RecordOptions; resolve: (applied: Applied) => void; reject: (error: unknown) => void };
 type Limits = { events: number; strikes: number };

@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Reply } from "../../sandbox/protocol.js";
-import { AffinityRouter, QUICK_STREAK } from "./affinity.js";
+import { AffinityRouter } from "./affinity.js";
+import { QUICK_STREAK } from "../../sandbox/shared/tuning.js";
 
 type Fake = { name: string; ready: boolean; load: number };
 const METRICS = { wallMs: 1, cpuMs: 1, heapBytes: 1 };

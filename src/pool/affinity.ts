@@ -48,7 +48,8 @@
  * calls are what lets messages carry many tasks (see session.ts); a task
  * that may be slow never has more than `pipelineDepth - 1` tasks behind it.
  */
-import { QUICK_CALL_MS, type Reply } from "../../sandbox/protocol.js";
+import type { Reply } from "../../sandbox/protocol.js";
+import { QUICK_CALL_MS, QUICK_STREAK } from "../../sandbox/shared/tuning.js";
 
 /**
  * What a task does with its key: a call runs in the key's isolate, a warm-up
@@ -69,13 +70,6 @@ export type RouterOptions = {
   /** The clock, in ms (tests pass their own). */
   now?: () => number;
 };
-
-/** The default `stallMs`: about what a cold isolate costs on a slow machine. */
-export const STALL_MS = 50;
-
-
-/** Quick calls in a row before a key counts as quick. */
-export const QUICK_STREAK = 8;
 
 export class AffinityRouter<S extends RouteTarget> {
   readonly #options: RouterOptions;

@@ -23,8 +23,8 @@
  * sits in the baseline and is never charged.
  */
 import { openResident, type ResidentReader } from "./process-memory.js";
+import { MEMORY_SAMPLE_MS } from "../../sandbox/shared/tuning.js";
 
-const SAMPLE_MS = 10;
 /**
  * A reading of the baseline serves the tasks that follow it while they
  * took at most this much wall time together (a read costs the host about
@@ -109,7 +109,7 @@ export class MemoryWatch {
     this.#baselineBytes = this.#lastReading;
     if (this.#baselineBytes === undefined) return;
     this.#runningAllowanceBytes = allowanceBytes(memoryMb, this.#options.slackMb);
-    this.#timer = setInterval(() => this.#sample(), SAMPLE_MS);
+    this.#timer = setInterval(() => this.#sample(), MEMORY_SAMPLE_MS);
     this.#timer.unref();
   }
 

@@ -1,10 +1,11 @@
 /**
  * @module src/pool/process-memory
  * Reads other processes from /proc without their help: a worker's resident
- * memory (the RSS watch), and which children of this process are sandbox
- * workers (the tests' and the bench's check that none outlives its host).
- * Where /proc is missing (not Linux), both answer nothing: the RSS watch is
- * off, and the isolate's own memory limit still holds there.
+ * memory (the RSS watch), whether a pid is a sandbox worker of this process
+ * (a worker's `ready` names its pid), and which children of this process are
+ * sandbox workers (the tests' and the bench's check that none outlives its
+ * host). Where /proc is missing (not Linux), all answer nothing: the RSS
+ * watch is off, and the isolate's own memory limit still holds there.
  */
 import { closeSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 
@@ -76,11 +77,30 @@ export function tinypoolChildPids(): number[] {
     } catch {}
   }
   return pids.filter((pid) => {
-    try {
-      const state = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0];
-      return state !== "Z" && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(WORKER_MARKER);
-    } catch {
-      return false;
-    }
+    const seen = workerOf(pid);
+    return seen !== undefined && !seen.exited && seen.marked;
   });
+}
+
+/**
+ * Whether `pid` is a child of this process started through tinypool's entry;
+ * undefined where /proc is missing or `pid` is gone (reaped, or never was).
+ * An exited child not yet reaped has no command line left: being this
+ * process's child is all it can show, and is enough.
+ */
+export function isOwnWorkerProcess(pid: number): boolean | undefined {
+  const seen = workerOf(pid);
+  return seen === undefined ? undefined : seen.ppid === process.pid && (seen.marked || seen.exited);
+}
+
+/** What /proc says of `pid`: its parent, whether it has exited (a zombie) and whether its command line names tinypool's entry. */
+function workerOf(pid: number): { ppid: number; exited: boolean; marked: boolean } | undefined {
+  try {
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses; the last ") " ends it.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const [state, ppid] = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+    return { ppid: Number(ppid), exited: state === "Z", marked: readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(WORKER_MARKER) };
+  } catch {
+    return undefined;
+  }
 }

@@ -27,7 +27,8 @@ import Tinypool from "tinypool";
 import type { Logger } from "pino";
 import { isolateKey, type Task, type WarmTask } from "../../sandbox/protocol.js";
 import { HostClosedError } from "../errors.js";
-import { AffinityRouter, STALL_MS, type TaskKind } from "./affinity.js";
+import { AffinityRouter, type TaskKind } from "./affinity.js";
+import { STALL_MS } from "../../sandbox/shared/tuning.js";
 import { WorkerSession, type CapabilityHandler, type PendingTask, type PoolOutcome } from "./session.js";
 
 export type { PoolFailureKind, PoolOutcome } from "./session.js";

@@ -25,13 +25,13 @@
  */
 import type { Logger } from "pino";
 import type Tinypool from "tinypool";
-import type { ChildProcess } from "node:child_process";
 import { WorkerMessage, type CallReply, type CallTask, type NestedMessage, type Reply, type ReplyEntry, type Task, type TaskEntry } from "../../sandbox/protocol.js";
 import { classify, type WorkerDeath } from "../../sandbox/shared/classify.js";
 import { CapabilityRequestMessage, isCapabilityRequestMessage, type CapabilityPauseMessage, type CapabilityReplyMessage } from "../../sandbox/shared/capability-messages.js";
 import { BundleWindow } from "../../sandbox/shared/bundle-window.js";
 import { MemoryWatch, type Charge } from "./memory-watch.js";
 import { diedOfMemory, WorkerProcess } from "./worker-process.js";
+import { findTinypoolChild } from "./tinypool-child.js";
 import { NestedCalls, type NestedOutcome } from "./nested-calls.js";
 
 /** `tool_error`: a Code Mode script whose worker was stopped for a tool it called (that tool takes the strike). */
@@ -329,13 +329,8 @@ export class WorkerSession {
 
   /** Finds `pid` among tinypool's own children: a pid that is not ours is never watched nor killed. */
   #adopt(pid: number): WorkerProcess | undefined {
-    for (const thread of this.#tinypool.threads) {
-      const child = (thread as unknown as { process?: ChildProcess }).process;
-      if (thread.threadId === pid && child !== undefined && child.pid === pid) {
-        return new WorkerProcess(child, this.#options.logger);
-      }
-    }
-    return undefined;
+    const child = findTinypoolChild(this.#tinypool.threads, pid);
+    return child === undefined ? undefined : new WorkerProcess(child, this.#options.logger);
   }
 
   #startHead(): void {

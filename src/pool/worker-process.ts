@@ -1,30 +1,39 @@
 /**
  * @module src/pool/worker-process
- * What the host keeps of each sandbox worker process: its ChildProcess (to
- * read how it died) and the tail of its stderr (V8 and isolated-vm write
- * fatal errors there; a tool cannot, it has no console of its own there).
- * tinypool pipes a child's output into ours; we take it back into the log.
+ * What the host keeps of each sandbox worker process: how it ended (code,
+ * signal) and the tail of its stderr (V8 and isolated-vm write fatal errors
+ * there; a tool cannot, it has no console of its own there). tinypool pipes
+ * a child's output into ours; we take it back into the log. The process
+ * itself is reached only through tinypool-child.ts.
  */
-import type { ChildProcess } from "node:child_process";
 import type { Logger } from "pino";
+import type { TinypoolChild } from "./tinypool-child.js";
 
 const STDERR_TAIL_CHARS = 4096;
 
 export class WorkerProcess {
   readonly pid: number;
-  readonly #child: ChildProcess;
+  readonly #child: TinypoolChild;
   #stderrTail = "";
   #onFatalMemory: (() => void) | undefined;
   #fatalMemorySeen = false;
+  #exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  #closed = false;
 
-  constructor(child: ChildProcess, logger: Logger) {
-    this.pid = child.pid ?? -1;
+  constructor(child: TinypoolChild, logger: Logger) {
+    this.pid = child.pid;
     this.#child = child;
+    child.onceExit((code, signal) => {
+      this.#exit = { code, signal };
+    });
+    child.onceClose(() => {
+      this.#closed = true;
+    });
     for (const [name, stream] of [
-      ["stdout", child.stdout],
-      ["stderr", child.stderr],
+      ["stdout", child.output?.stdout],
+      ["stderr", child.output?.stderr],
     ] as const) {
-      if (stream === null) continue;
+      if (stream === undefined) continue;
       stream.unpipe(name === "stdout" ? process.stdout : process.stderr);
       stream.on("data", (chunk: Buffer) => {
         const text = chunk.toString("utf8");
@@ -51,27 +60,25 @@ export class WorkerProcess {
     if (this.#fatalMemorySeen) callback();
   }
 
-  get exited(): boolean {
-    return this.#child.exitCode !== null || this.#child.signalCode !== null;
-  }
-
-  /** Waits (briefly) for the process's output to close, then says how it ended. */
+  /**
+   * Waits (briefly) for the process to exit and its output to close, then
+   * says how it ended: what stderr said last is read only once it closed.
+   */
   async death(maxWaitMs = 200): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
-    const closed = this.#child.stdout?.closed !== false && this.#child.stderr?.closed !== false;
+    const output = this.#child.output;
+    // Output already closed: the close event may have gone before this
+    // process was adopted (a worker that died as it said ready).
+    const closed = this.#closed || (output !== undefined && output.stdout?.closed !== false && output.stderr?.closed !== false && this.#exit !== undefined);
     if (!closed) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, maxWaitMs);
-        this.#child.once("close", () => {
+        this.#child.onceClose(() => {
           clearTimeout(timer);
           resolve();
         });
       });
     }
-    return { code: this.#child.exitCode, signal: this.#child.signalCode, stderr: this.#stderrTail };
-  }
-
-  kill(): void {
-    this.#child.kill("SIGKILL");
+    return { code: this.#exit?.code ?? null, signal: this.#exit?.signal ?? null, stderr: this.#stderrTail };
   }
 }
 

@@ -9,7 +9,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { createHost } from "../../src/index.js";
-import { COMMIT_BEHIND_MS } from "../../src/ledger/sqlite-store.js";
+import { COMMIT_BEHIND_MS } from "../../sandbox/shared/tuning.js";
 import { toolSource } from "./host.js";
 
 const [ledgerPath, cacheDir, commitBeforeResult] = process.argv.slice(2);

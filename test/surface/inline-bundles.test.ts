@@ -11,7 +11,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import type { Host, LoadRequest } from "../../src/index.js";
-import { BUNDLE_WINDOW } from "../../sandbox/shared/bundle-window.js";
+import { BUNDLE_WINDOW } from "../../sandbox/shared/tuning.js";
 import { toolSource, withHost } from "../helpers/host.js";
 
 const NO_CACHE = { cacheDir: false } as const;

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
 import { createHost, Ledger, outcomeOf, SqliteLedgerStore, type Host, type HostEvent } from "../../src/index.js";
 import { tempDir, toolSource, withHost } from "../helpers/host.js";
-import { COMMIT_BEHIND_MS } from "../../src/ledger/sqlite-store.js";
+import { COMMIT_BEHIND_MS } from "../../sandbox/shared/tuning.js";
 
 const looping = (name: string) => toolSource({ name, extra: "limits: { timeoutMs: 200 },", run: "for (;;) {}" });
 
