@@ -194,6 +194,20 @@ export const SAFETY_NET_CHECKPOINT_PAGES = 20_000;
 export const MEMORY_SAMPLE_MS = 10;
 
 /**
+ * A reading of a worker's resident memory, taken as a call starts, serves
+ * the calls that follow it while they took at most this much wall time
+ * together (src/pool/memory-watch.ts): a read costs the host about 8 µs, a
+ * quick call's tenth. A task faults in about 1–2 MB of new memory a
+ * millisecond here (measured: fresh pages, heap or WebAssembly), so what
+ * such calls left that a reused baseline misses is a few MB, inside the
+ * slack; any other task makes the next start read again. Higher saves
+ * reads and lets more of other calls' growth count as a call's own. Shown
+ * by: Where the time goes › host `read` (about 41 µs a call under the
+ * profiler when every call read); no row varies the value.
+ */
+export const RESIDENT_REUSE_WITHIN_WALL_MS = 4;
+
+/**
  * The quarantine view reads the store's change counter at most this often
  * (src/host/quarantine-view.ts): what another process commits counts this
  * much later at worst. Shown by: Where the time goes › Host process ›

@@ -23,18 +23,8 @@
  * sits in the baseline and is never charged.
  */
 import { openResident, type ResidentReader } from "./process-memory.js";
-import { MEMORY_SAMPLE_MS } from "../../sandbox/shared/tuning.js";
+import { MEMORY_SAMPLE_MS, RESIDENT_REUSE_WITHIN_WALL_MS } from "../../sandbox/shared/tuning.js";
 
-/**
- * A reading of the baseline serves the tasks that follow it while they
- * took at most this much wall time together (a read costs the host about
- * 8 µs, a quick call's tenth). A task faults in at most about 1–2 MB of
- * new memory a millisecond here (measured: touching fresh pages, heap or
- * WebAssembly), so what those tasks left that a reused baseline misses is
- * a few MB, well inside the slack; any other task (a load, a warm-up, a
- * describe) makes the next start read again.
- */
-const REUSE_WITHIN_WALL_MS = 4;
 /**
  * An isolate's resident memory runs to about twice its heap limit in normal
  * work (young generation, code, fragmentation): the watch is for memory V8
@@ -102,7 +92,7 @@ export class MemoryWatch {
   /** A task starts running with `memoryMb` as its limit. */
   start(memoryMb: number): void {
     this.stop();
-    if (this.#lastReading === undefined || this.#wallSinceReadingMs > REUSE_WITHIN_WALL_MS) {
+    if (this.#lastReading === undefined || this.#wallSinceReadingMs > RESIDENT_REUSE_WITHIN_WALL_MS) {
       this.#lastReading = this.#reader?.read();
       this.#wallSinceReadingMs = 0;
     }
