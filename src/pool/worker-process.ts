@@ -16,10 +16,15 @@ export class WorkerProcess {
   #stderrTail = "";
   #onFatalMemory: (() => void) | undefined;
   #fatalMemorySeen = false;
+  /** Set on the child's "close": it exited, and its output and IPC channel were read to their end. */
+  #closed = false;
 
   constructor(child: ChildProcess, logger: Logger) {
     this.pid = child.pid ?? -1;
     this.#child = child;
+    child.once("close", () => {
+      this.#closed = true;
+    });
     for (const [name, stream] of [
       ["stdout", child.stdout],
       ["stderr", child.stderr],
@@ -55,10 +60,14 @@ export class WorkerProcess {
     return this.#child.exitCode !== null || this.#child.signalCode !== null;
   }
 
-  /** Waits (briefly) for the process's output to close, then says how it ended. */
-  async death(maxWaitMs = 200): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
-    const closed = this.#child.stdout?.closed !== false && this.#child.stderr?.closed !== false;
-    if (!closed) {
+  /**
+   * Waits (briefly) for the process's output and IPC channel to close, then
+   * says how it ended. The channel closes once the host has read it to its
+   * end: every message the worker wrote before it died (a Code Mode lane's
+   * records) has been handled by then, though "exit" may come before them.
+   */
+  async death(maxWaitMs = 1_000): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+    if (!this.#closed) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, maxWaitMs);
         this.#child.once("close", () => {
