@@ -69,8 +69,45 @@ export const CallTask = z.strictObject({
   scope: Scope.optional(),
   /** `isolation: "call"`: a fresh isolate that is disposed after this call; nothing carries over. */
   fresh: z.literal(true).optional(),
+  /** A Code Mode script's pre-authorized tools (see FastLane below). */
+  fastLane: z.lazy(() => FastLane).optional(),
 });
 export type CallTask = z.infer<typeof CallTask>;
+
+/** Channel limits of a model's text (see src/host/channels.ts), which a fast nested call's answer obeys too. */
+export const ChannelCaps = z.strictObject({
+  maxModelOutputChars: z.number().int().positive(),
+  maxModelOutputLines: z.number().int().positive(),
+  maxImageBytes: z.number().int().positive(),
+});
+
+/**
+ * One tool a Code Mode script may call on the fast lane: the host judged it
+ * for this script's caller when the script started (exposure, quarantine,
+ * effects allowed without asking, no user gate, no capability to judge), and
+ * hands over what the worker needs to run it (src/codemode/fast-lane.ts).
+ */
+export const FastTool = z.strictObject({
+  name: z.string(),
+  source: z.string(),
+  bundle: BundleRef,
+  limits: CallLimits,
+});
+export type FastTool = z.infer<typeof FastTool>;
+
+/**
+ * A script's fast lane: its tool calls of `tools` run in the script's own
+ * worker without asking the host per call (sandbox/worker/fast-lane.ts);
+ * every other request goes to the host as before.
+ */
+export const FastLane = z.strictObject({
+  tools: z.array(FastTool),
+  scope: Scope.optional(),
+  maxCalls: z.number().int().positive(),
+  maxInFlight: z.number().int().positive(),
+  caps: ChannelCaps,
+});
+export type FastLane = z.infer<typeof FastLane>;
 
 /**
  * Builds the isolate a call of `tool` under `limits` would use, runs
@@ -247,8 +284,31 @@ export const WorkerMessage = z.discriminatedUnion("type", [
   z.strictObject({ corral: z.literal(1), type: z.literal("replies"), replies: z.array(ReplyEntry).min(1) }),
   /** The answer to a NestedMessage of the same id (sent at once, never held back). */
   z.strictObject({ corral: z.literal(1), type: z.literal("nested"), id: z.number().int().nonnegative(), reply: CallReply }),
+  /**
+   * A script's lane call starts (sandbox/worker/fast-lane.ts): written before the worker enters the tool,
+   * so the host times it and charges a death to it. `callId` is the script's, `id` the lane call's, `tool` its index in the lane.
+   */
+  z.strictObject({ corral: z.literal(1), type: z.literal("lane"), callId: z.string(), id: z.string(), tool: z.number().int().nonnegative() }),
+  /** The records of a script's lane calls, in call order: each written as its call ends, before the script hears the answer. */
+  z.strictObject({ corral: z.literal(1), type: z.literal("fast"), callId: z.string(), records: z.array(z.lazy(() => FastRecord)).min(1) }),
 ]);
 export type WorkerMessage = z.infer<typeof WorkerMessage>;
+
+/**
+ * One fast nested call, as the host's ledger, events and the script's
+ * `details.calls` need it: `tool` indexes the lane's tools; `reply` is the
+ * worker's CallReply (the envelope, when the tool answered). A call the
+ * worker refused (past maxCalls or maxInFlight) has `refused` instead: it is
+ * listed in the script's calls, not recorded against the tool.
+ */
+export const FastRecord = z.strictObject({
+  tool: z.number().int().nonnegative().optional(),
+  callId: z.string(),
+  ms: z.number().nonnegative(),
+  reply: CallReply.optional(),
+  refused: z.strictObject({ name: z.string(), kind: OutcomeKind, message: z.string() }).optional(),
+});
+export type FastRecord = z.infer<typeof FastRecord>;
 
 // ---------------------------------------------------------------------------
 // The guest envelope: what the guest runtime writes as JSON text.

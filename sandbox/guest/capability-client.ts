@@ -15,7 +15,8 @@ import { markBlocked } from "./signals.js";
 
 export { CapabilityError };
 
-export type CapabilitySend = (seq: number, requestJson: string) => void;
+/** Hands a request to the worker; a Code Mode script's fast nested call may be answered at once (its answer's JSON text). */
+export type CapabilitySend = (seq: number, requestJson: string) => unknown;
 
 export type CapabilityClient = {
   /** A capability, or a Code Mode script's request (answered only for a script: see codemode-messages.ts). */
@@ -28,33 +29,36 @@ export type CapabilityClient = {
 export function createCapabilityClient(send: CapabilitySend): CapabilityClient {
   let nextSeq = 1;
   const pending = new I.Map<number, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
+  function settle(seq: number, answerJson: string): void {
+    const waiting = I.mapGet(pending, seq);
+    if (waiting === undefined) return;
+    I.mapDelete(pending, seq);
+    let answer: CapabilityAnswer;
+    try {
+      answer = I.JSONParse(answerJson) as CapabilityAnswer;
+    } catch {
+      waiting.reject(new CapabilityError("failed", "the host's answer could not be read"));
+      return;
+    }
+    if (answer.ok) waiting.resolve(answer.value);
+    else {
+      const refusal = new CapabilityError(answer.code, answer.message);
+      if (answer.code === "blocked") markBlocked(refusal);
+      waiting.reject(refusal);
+    }
+  }
   return {
     request(request) {
       const seq = nextSeq++;
       const json = I.JSONStringify(request);
-      return new I.Promise((resolve, reject) => {
+      const promise = new I.Promise((resolve, reject) => {
         I.mapSet(pending, seq, { resolve, reject });
-        send(seq, json);
       });
+      const now = send(seq, json);
+      if (typeof now === "string") settle(seq, now);
+      return promise;
     },
-    settle(seq, answerJson) {
-      const waiting = I.mapGet(pending, seq);
-      if (waiting === undefined) return;
-      I.mapDelete(pending, seq);
-      let answer: CapabilityAnswer;
-      try {
-        answer = I.JSONParse(answerJson) as CapabilityAnswer;
-      } catch {
-        waiting.reject(new CapabilityError("failed", "the host's answer could not be read"));
-        return;
-      }
-      if (answer.ok) waiting.resolve(answer.value);
-      else {
-        const refusal = new CapabilityError(answer.code, answer.message);
-        if (answer.code === "blocked") markBlocked(refusal);
-        waiting.reject(refusal);
-      }
-    },
+    settle: (seq, answerJson) => settle(seq, answerJson),
     reset() {
       I.mapClear(pending);
     },

@@ -3,16 +3,49 @@
  * The worker's part in a capability request: it carries, it never decides.
  * A guest's request goes to the host on the serve channel as it is (JSON
  * text); the host's answer comes back to the isolate of the call that asked,
- * found by call id. An answer for a call that has ended is dropped.
+ * found by call id. An answer for a call that has ended is dropped. A
+ * Code Mode script's fast lane sees its requests first (setLocalRelay) and
+ * answers the tool calls the host pre-authorized without a message.
  */
 import { CapabilityPauseMessage, CapabilityReplyMessage, isCapabilityReplyMessage, type CapabilityRequestMessage } from "../shared/capability-messages.js";
 
 /** The call that asked: `deliver` an answer (which restarts a paused clock), or `pause` its clock. */
 export type CapabilityCall = { deliver(seq: number, answerJson: string, pausedMs: number): void; pause(): void };
 
-const waiting = new Map<string, CapabilityCall>();
+/**
+ * Answers a call's requests in this worker where it can (a Code Mode
+ * script's fast lane, sandbox/worker/fast-lane.ts). `now` runs inside the
+ * guest's entry that asked: the answer's JSON at once, a promise of it, or
+ * undefined (not taken: the request goes on to `relay`, after the entry).
+ * `relay` answers undefined when it answered, or the CapabilityCall to send
+ * the request to the host with.
+ */
+export type LocalRelay = {
+  now(seq: number, requestJson: string): string | Promise<string> | undefined;
+  relay(seq: number, requestJson: string, call: CapabilityCall): CapabilityCall | undefined;
+};
 
-export function sendCapabilityRequest(callId: string, seq: number, requestJson: string, call: CapabilityCall): void {
+const waiting = new Map<string, CapabilityCall>();
+const local = new Map<string, LocalRelay>();
+
+/** From now until `endLocalRelay`, `callId`'s requests go to `relay` first. */
+export function setLocalRelay(callId: string, relay: LocalRelay): void {
+  local.set(callId, relay);
+}
+
+export function endLocalRelay(callId: string): void {
+  local.delete(callId);
+}
+
+/** A request answered inside the guest's entry, if the call's local relay takes it (see LocalRelay). */
+export function answerNow(callId: string, seq: number, requestJson: string): string | Promise<string> | undefined {
+  return local.get(callId)?.now(seq, requestJson);
+}
+
+export function sendCapabilityRequest(callId: string, seq: number, requestJson: string, given: CapabilityCall): void {
+  const relay = local.get(callId);
+  const call = relay === undefined ? given : relay.relay(seq, requestJson, given);
+  if (call === undefined) return;
   waiting.set(callId, call);
   const message: CapabilityRequestMessage = { corral: 1, type: "capability", callId, seq, requestJson };
   process.send?.(message);

@@ -9,6 +9,7 @@
  *   describe: fresh isolate, load, describe; kept if the module has one tool
  *   call:     warm isolate from the cache, or create one; invoke; keep it
  *   warm:     create the isolate a call would (unless cached); keep it
+ *   a script's call with a fast lane: its pre-authorized tool calls run here (fast-lane.ts)
  *   ─▶ reply {id, Reply} into the outbox (plain data; the envelope stays JSON text)
  *   outbox ─▶ one "replies" message once it holds as many replies as tasks are
  *             still queued, or before a task that may be slow
@@ -33,6 +34,9 @@ import { receiveBundle } from "./bundle-store.js";
 import { Cancellations } from "./cancellations.js";
 import { failed, WorkerCore, WorkerSettings } from "./worker-core.js";
 import { receiveCapabilityReply } from "./capability-relay.js";
+import { FastLane } from "./fast-lane.js";
+import { NestedQueue } from "./nested-queue.js";
+import { sendWritten } from "./lane-channel.js";
 
 export { WorkerSettings } from "./worker-core.js";
 
@@ -99,25 +103,22 @@ function holdBack(task: Task): boolean {
 }
 
 /**
- * Code Mode scripts' nested calls (NestedMessage): run one at a time in the
- * order they came, beside the task queue, since the script that waits for
- * them is that queue's running task. A script's reply leaves only once its
- * nested calls are answered, so the host never times the next task while a
- * nested call still runs here.
+ * Code Mode scripts' nested calls, from the host (NestedMessage) or a
+ * script's fast lane: one at a time in the order they came, beside the task
+ * queue (nested-queue.ts). A script's reply leaves only once its nested
+ * calls are answered and its lane records sent, so the host never times the
+ * next task while a nested call still runs here.
  */
-let nestedQueue: Promise<void> = Promise.resolve();
-let nestedPending = 0;
+// The script's timers wait from the first nested call until the last is answered.
+const nestedQueue = new NestedQueue({ busy: (busy) => core.holdScriptTimers(busy) });
 
 function runNested(id: number, task: NestedMessage["nested"]["task"]): void {
-  // The script's timers wait from the first nested call until the last is answered.
-  if (nestedPending++ === 0) core.holdScriptTimers(true);
   core.tasksInFlight++;
-  nestedQueue = nestedQueue.then(async () => {
+  void nestedQueue.run(async () => {
     const reply = await core.handle(task);
     if (reply.type !== "call") throw new Error("corral: a nested call answered with another reply type");
     const evicted = core.takeDropped();
     if (evicted.length > 0) reply.evicted = evicted;
-    if (--nestedPending === 0) core.holdScriptTimers(false);
     core.tasksInFlight--;
     send({ corral: 1, type: "nested", id, reply });
   });
@@ -141,12 +142,15 @@ export default function serve(raw: unknown): Promise<never> {
     const skip = cancels.starting(id);
     if (!skip && !holdBack(task)) flush();
     const started = performance.now();
+    // A Code Mode script's pre-authorized tools run here without asking the host per call.
+    const lane = !skip && task.type === "call" && task.fastLane !== undefined ? new FastLane(task.callId, task.fastLane, { core, queue: nestedQueue, send: sendWritten }) : undefined;
     const reply = skip ? skipped(task) : await core.handle(task, (phase) => {
       // The host times the load by the load limit: what is held leaves first.
       if (phase === "load") flush();
       send({ corral: 1, type: "phase", id, phase });
     });
-    if (nestedPending > 0) await nestedQueue;
+    if (nestedQueue.pending > 0) await nestedQueue.idle();
+    lane?.close();
     lastWasSlow = performance.now() - started > QUICK_CALL_MS;
     // What the cache dropped rides on a reply the host reads (not a skipped
     // one: the host no longer listens for it).
@@ -186,6 +190,7 @@ export default function serve(raw: unknown): Promise<never> {
     const receivedAt = performance.now();
     for (const { id, task } of parsed.data.tasks) {
       receiveBundle(task.bundle);
+      if (task.type === "call") for (const tool of task.fastLane?.tools ?? []) receiveBundle(tool.bundle);
       cancels.received(id);
       core.tasksInFlight++;
       queue = queue.then(() => run(id, task, receivedAt));

@@ -27,7 +27,7 @@ import { ivm } from "./load-isolated-vm.js";
 import type IsolatedVM from "isolated-vm-types";
 import { compileRuntime } from "./runtime-script.js";
 import { lendWebCallbacks } from "./web-callbacks.js";
-import { endCapabilityCall, sendCapabilityRequest } from "./capability-relay.js";
+import { answerNow, endCapabilityCall, sendCapabilityRequest } from "./capability-relay.js";
 import { GuestBridge, GuestContractError } from "./guest-bridge.js";
 import { GuestTimers } from "./guest-timers.js";
 import { IsolateMeter, untilQuiet } from "./isolate-meter.js";
@@ -53,6 +53,9 @@ const NEAR_LIMIT = 0.9;
 
 /** Extra room in the text limit for the envelope around the tool's data. */
 const ENVELOPE_SLACK_CHARS = 64 * 1024;
+
+/** One run's bookkeeping, from its first entry to its metrics. */
+type Run = { phase: Phase; limits: CallLimits; started: number; cpuBefore: bigint; timedOut: boolean };
 
 export class ToolIsolate {
   readonly #isolate: IsolatedVM.Isolate;
@@ -169,7 +172,11 @@ export class ToolIsolate {
     lend("__corral_wake", new ivm.Callback((delayMs: number) => this.#timers.wake(delayMs), { ignored: true }));
     lend("__corral_done", new ivm.Callback((seq: number) => this.#onDone(seq), { ignored: true }));
     lendWebCallbacks(this.#isolate, this.#context);
-    lend("__corral_capability", new ivm.Callback((seq: number, json: string) => this.#onCapability(seq, json), { ignored: true }));
+    // Synchronous: a Code Mode script's fast nested call of a tool that answers at once is run
+    // and answered inside the script's entry (answerNow: the tool's own isolate, its own limits);
+    // any other request is taken in a microtask once the entry returns, not after a hop through
+    // the event loop (an `ignored` callback's, ~100 µs here). Nothing enters this isolate inside it.
+    lend("__corral_capability", new ivm.Callback((seq: number, json: string) => this.#onCapabilityNow(seq, json)));
     const runtime = compileRuntime(this.#isolate);
     const api = this.#keep(runtime.runSync(this.#context, { reference: true, timeout: timeoutMs }) as Reference);
     runtime.release();
@@ -204,11 +211,21 @@ export class ToolIsolate {
 
   /** The module's manifests as JSON text, under the given (load) limits. */
   describe(limits: CallLimits): Promise<RunResult> {
-    return this.#run("load", limits, () => this.#guest.describe(limits.maxOutputBytes, limits.timeoutMs));
+    return Promise.resolve(this.#run("load", limits, () => this.#guest.describe(limits.maxOutputBytes, limits.timeoutMs)));
   }
 
   /** One call of `tool` with `inputJson`; the envelope comes back as JSON text. */
   invoke(tool: string, inputJson: string, callId: string, limits: CallLimits): Promise<RunResult> {
+    return Promise.resolve(this.invokeNow(tool, inputJson, callId, limits));
+  }
+
+  /**
+   * As `invoke`, answered at once when the tool answers in its first entry
+   * (a plain value, not a thenable): a Code Mode script's fast nested call
+   * runs so inside the script's own entry (sandbox/worker/fast-lane.ts).
+   * A tool that waits answers a promise, exactly as `invoke` would.
+   */
+  invokeNow(tool: string, inputJson: string, callId: string, limits: CallLimits): RunResult | Promise<RunResult> {
     this.#callId = callId;
     return this.#run("call", limits, () => {
       const seq = ++this.#seq;
@@ -264,74 +281,104 @@ export class ToolIsolate {
     }
   }
 
-  async #run(phase: Phase, limits: CallLimits, enter: () => GuestAnswer | Promise<GuestAnswer>): Promise<RunResult> {
+  /** Runs one call or describe: answered at once if its first entry answered, else a promise (see #runOn). */
+  #run(phase: Phase, limits: CallLimits, enter: () => GuestAnswer | Promise<GuestAnswer>): RunResult | Promise<RunResult> {
     if (!this.alive) return { kind: "crash", message: "the isolate is gone", metrics: zeroMetrics() };
-    const started = performance.now();
-    const cpuBefore = this.#meter.cpuNs();
-    this.#callDeadline = started + limits.timeoutMs;
+    const run: Run = { phase, limits, started: performance.now(), cpuBefore: this.#meter.cpuNs(), timedOut: false };
+    this.#callDeadline = run.started + limits.timeoutMs;
     this.#inCall = true;
-    let timedOut = false;
-    let asyncEntry = false;
-    // Synchronous entries carry their own timeout; only a call left waiting
-    // on timers or promises needs this timer.
+    let answer: GuestAnswer | Promise<GuestAnswer>;
+    try {
+      answer = enter();
+    } catch (error) {
+      return this.#measured(run, this.#ended(this.#thrown(run, error)));
+    }
+    if (answer instanceof Promise) return this.#runOn(run, answer);
     let result: RunResult;
     try {
-      let answer = enter();
-      if (answer instanceof Promise) {
-        asyncEntry = true;
-        this.#onDeadline = () => {
-          timedOut = true;
-          this.dispose();
-        };
-        this.#armDeadline();
-        answer = await answer;
-      }
-      const evidence: Evidence = { phase, answer: answer.kind, oversized: answer.text.length > limits.maxOutputBytes + ENVELOPE_SLACK_CHARS };
-      // A failure answered with the isolate full may be the limit refusing an
-      // allocation (isolated-vm refuses ArrayBuffers past memoryLimit with a
-      // RangeError and leaves the isolate alive): the guest says whether V8
-      // refused, this side whether the isolate was at its limit.
-      if (answer.kind !== "ok" && answer.refused === true) {
-        evidence.allocationRefused = true;
-        evidence.nearLimit = this.#meter.readHeap() >= limits.memoryMb * 1024 * 1024 * NEAR_LIMIT;
-      }
-      const kind = classify(evidence);
-      if (kind === answer.kind) result = { kind, text: answer.text, metrics: zeroMetrics() };
-      // A describe the guest could not make: its words are the module's load error.
-      else if (kind === "compile_error") result = { kind, message: answer.text, metrics: zeroMetrics() };
-      else if (kind === "output_too_large") result = { kind, message: `the result is larger than ${limits.maxOutputBytes} bytes`, metrics: zeroMetrics() };
-      else result = { kind, message: failureMessage(kind, limits, undefined), metrics: zeroMetrics() };
+      result = this.#answered(run, answer);
     } catch (error) {
-      const kind = classify({
-        phase,
-        deadlinePassed: timedOut || performance.now() - started >= limits.timeoutMs - 1,
-        disposedByLimit: this.#isolate.isDisposed && !this.#disposedByUs,
-        internal: error instanceof GuestContractError || this.alive,
-      });
-      result = { kind, message: failureMessage(kind, limits, error), metrics: zeroMetrics() };
-    } finally {
-      clearTimeout(this.#deadlineTimer);
-      this.#deadlineTimer = undefined;
-      this.#onDeadline = undefined;
-      this.#endCall();
+      result = this.#thrown(run, error);
     }
-    // An isolate whose run did not end in an answer is not reused.
-    if (result.text === undefined && result.kind !== "output_too_large") this.dispose();
+    return this.#measured(run, this.#ended(result));
+  }
+
+  /** A call left waiting on timers or promises: only it needs the deadline timer (sync entries carry their own timeout). */
+  async #runOn(run: Run, pending: Promise<GuestAnswer>): Promise<RunResult> {
+    this.#onDeadline = () => {
+      run.timedOut = true;
+      this.dispose();
+    };
+    this.#armDeadline();
+    let result: RunResult;
+    try {
+      result = this.#answered(run, await pending);
+    } catch (error) {
+      result = this.#thrown(run, error);
+    }
+    this.#ended(result);
     // Only an asynchronous entry can outlive its call (a synchronous one holds this thread).
-    if (asyncEntry && (result.kind === "timeout" || result.kind === "memory")) await untilQuiet();
+    if (result.kind === "timeout" || result.kind === "memory") await untilQuiet();
+    return this.#measured(run, result);
+  }
+
+  /** The guest answered: its kind stands unless the evidence says otherwise (classify.ts). */
+  #answered(run: Run, answer: GuestAnswer): RunResult {
+    const { limits } = run;
+    const evidence: Evidence = { phase: run.phase, answer: answer.kind, oversized: answer.text.length > limits.maxOutputBytes + ENVELOPE_SLACK_CHARS };
+    // A failure answered with the isolate full may be the limit refusing an
+    // allocation (isolated-vm refuses ArrayBuffers past memoryLimit with a
+    // RangeError and leaves the isolate alive): the guest says whether V8
+    // refused, this side whether the isolate was at its limit.
+    if (answer.kind !== "ok" && answer.refused === true) {
+      evidence.allocationRefused = true;
+      evidence.nearLimit = this.#meter.readHeap() >= limits.memoryMb * 1024 * 1024 * NEAR_LIMIT;
+    }
+    const kind = classify(evidence);
+    if (kind === answer.kind) return { kind, text: answer.text, metrics: zeroMetrics() };
+    // A describe the guest could not make: its words are the module's load error.
+    if (kind === "compile_error") return { kind, message: answer.text, metrics: zeroMetrics() };
+    if (kind === "output_too_large") return { kind, message: `the result is larger than ${limits.maxOutputBytes} bytes`, metrics: zeroMetrics() };
+    return { kind, message: failureMessage(kind, limits, undefined), metrics: zeroMetrics() };
+  }
+
+  /** An entry threw: a limit, or corral's own failure (classify.ts decides which). */
+  #thrown(run: Run, error: unknown): RunResult {
+    const kind = classify({
+      phase: run.phase,
+      deadlinePassed: run.timedOut || performance.now() - run.started >= run.limits.timeoutMs - 1,
+      disposedByLimit: this.#isolate.isDisposed && !this.#disposedByUs,
+      internal: error instanceof GuestContractError || this.alive,
+    });
+    return { kind, message: failureMessage(kind, run.limits, error), metrics: zeroMetrics() };
+  }
+
+  /** The call is over: its deadline and timers go; an isolate whose run did not end in an answer is not reused. */
+  #ended(result: RunResult): RunResult {
+    clearTimeout(this.#deadlineTimer);
+    this.#deadlineTimer = undefined;
+    this.#onDeadline = undefined;
+    this.#endCall();
+    if (result.text === undefined && result.kind !== "output_too_large") this.dispose();
+    return result;
+  }
+
+  /** Adds the run's metrics; an isolate left near its limit is not kept warm. */
+  #measured(run: Run, result: RunResult): RunResult {
     const heapBefore = this.#meter.heapBytes;
-    const wallMs = performance.now() - started;
+    const wallMs = performance.now() - run.started;
     result.metrics = {
       wallMs,
-      cpuMs: Math.max(0, Number(this.#meter.cpuNs() - cpuBefore) / 1e6),
+      cpuMs: Math.max(0, Number(this.#meter.cpuNs() - run.cpuBefore) / 1e6),
       heapBytes: this.#meter.heapAfter(wallMs),
     };
     if (wallMs > 1 && this.alive) this.#meter.noteResidentGrowth(heapBefore);
     // An isolate left near its limit is not kept warm: its next call would
     // start out of room. (A call that filled it was slow, so the reading is fresh.)
-    if (this.alive && this.#meter.heapBytes >= limits.memoryMb * 1024 * 1024 * NEAR_LIMIT) this.dispose();
+    if (this.alive && this.#meter.heapBytes >= run.limits.memoryMb * 1024 * 1024 * NEAR_LIMIT) this.dispose();
     return result;
   }
+
 
   /** The guest forgot its timers when it handed over the answer; forget ours. */
   #endCall(): void {
@@ -345,6 +392,23 @@ export class ToolIsolate {
     clearTimeout(this.#deadlineTimer);
     const onDeadline = this.#onDeadline;
     if (onDeadline !== undefined) this.#deadlineTimer = setTimeout(onDeadline, Math.max(0, this.#callDeadline - performance.now()));
+  }
+
+  /** The guest's request, inside its entry: answered now (JSON text) by a local relay, or later. */
+  #onCapabilityNow(seq: unknown, requestJson: unknown): string | undefined {
+    if (!this.#inCall || typeof seq !== "number" || typeof requestJson !== "string") return undefined;
+    const callId = this.#callId;
+    const now = answerNow(callId, seq, requestJson);
+    if (typeof now === "string") return now;
+    if (now !== undefined) {
+      // Started here, still waiting: its answer enters the guest like the host's would.
+      void now.then((answerJson) => {
+        if (this.#callId === callId) this.#deliverCapability(seq, answerJson, 0);
+      });
+      return undefined;
+    }
+    queueMicrotask(() => this.#onCapability(seq, requestJson));
+    return undefined;
   }
 
   /** The guest asked for a capability: the host performs it (fire-and-forget from the guest's side). */

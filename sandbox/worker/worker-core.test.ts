@@ -152,4 +152,28 @@ describe("WorkerCore, in process", { timeout: 60_000 }, () => {
     assert.ok(ticks.some((at) => at < heldAt), "the interval fired before the hold");
     assert.ok(ticks.some((at) => at >= releasedAt), "and again after the release");
   });
+
+  it("callNow: answers a warm tool that answers at once in the same turn, a waiting one with a promise, and runs nothing cold", async () => {
+    const quick = tool("now_quick", "(input) => ({ echo: input })");
+    const waits = tool("now_waits", "() => new Promise((resolve) => setTimeout(() => resolve({ waited: true }), 5))");
+    const cold = tool("now_cold", "() => 1");
+    assert.equal(core.callNow(callTask(cold, "now_cold")), undefined, "no warm isolate: nothing runs");
+    for (const [code, name] of [[quick, "now_quick"], [waits, "now_waits"]] as const) await core.handle({ type: "describe", bundle: bundleOf(code), limits: LIMITS });
+    const answered = core.callNow({ ...callTask(quick, "now_quick"), inputJson: '{"a":1}' });
+    assert.ok(answered !== undefined && !(answered instanceof Promise), "answered in this turn");
+    assert.equal(answered.kind, "ok");
+    assert.deepEqual(JSON.parse(answered.envelopeJson ?? "").structured, { echo: { a: 1 } });
+    const waiting = core.callNow(callTask(waits, "now_waits"));
+    assert.ok(waiting instanceof Promise, "a tool that waits answers later");
+    const later = await waiting;
+    assert.equal(later.kind, "ok");
+    assert.deepEqual(JSON.parse(later.envelopeJson ?? "").structured, { waited: true });
+    // Its own limit holds in the same turn: a loop is a timeout, and the isolate is not kept.
+    const spin = tool("now_spin", "(input) => { if (input.spin) for (;;) {} return 1; }");
+    await core.handle({ type: "describe", bundle: bundleOf(spin), limits: { ...LIMITS, timeoutMs: 100 } });
+    const stopped = core.callNow({ ...callTask(spin, "now_spin", { ...LIMITS, timeoutMs: 100 }), inputJson: '{"spin":true}' });
+    assert.ok(stopped !== undefined && !(stopped instanceof Promise));
+    assert.equal(stopped.kind, "timeout");
+    assert.equal(core.callNow(callTask(spin, "now_spin", { ...LIMITS, timeoutMs: 100 })), undefined, "the stopped isolate was not kept");
+  });
 });

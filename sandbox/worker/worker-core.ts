@@ -22,7 +22,7 @@ import { QUICK_CALL_MS, REFILL_AFTER_IDLE_MS, WARM_UP_TASKS } from "../shared/tu
 import { bundleCode } from "./bundle-store.js";
 import { IsolateCache } from "./isolate-cache.js";
 import { LoadFailure, ToolIsolate } from "./tool-isolate.js";
-import { zeroMetrics } from "./run-result.js";
+import { zeroMetrics, type RunResult } from "./run-result.js";
 
 export const WorkerSettings = z.strictObject({
   maxWarmIsolates: z.number().int().positive(),
@@ -82,7 +82,7 @@ export class WorkerCore {
       return task.type === "call" ? await this.#call(task, phase) : this.#warm(task, phase);
     } catch (error) {
       // A failure of this worker's own code, not of the tool: said so, and no strike.
-      return failed(task, "tool_error", `corral's sandbox worker failed (not counted against the tool): ${error instanceof Error ? error.message : "unknown error"}`);
+      return failed(task, "tool_error", ownFailure(error));
     }
   }
 
@@ -225,7 +225,6 @@ export class WorkerCore {
   }
 
   async #call(task: CallTask, phase: (phase: TaskPhase) => void): Promise<CallReply> {
-    const key = isolateKey(task.bundle, task.limits.memoryMb, task.tool, task.scope);
     let isolate = this.#takeIsolate(task);
     const warm = isolate !== undefined;
     if (isolate === undefined) {
@@ -235,20 +234,54 @@ export class WorkerCore {
       isolate = created;
       phase("run");
     }
+    return this.#invoke(task, isolate, warm);
+  }
+
+  /**
+   * A call of a warm isolate, answered at once when the tool answers in its
+   * first entry (a Code Mode script's fast nested call, run inside the
+   * script's entry); a promise when the tool waits; undefined, having run
+   * nothing, when the isolate is not warm here (the caller takes the
+   * ordinary path, which loads it).
+   */
+  callNow(task: CallTask): CallReply | Promise<CallReply> | undefined {
+    const isolate = this.#takeIsolate(task);
+    if (isolate === undefined) return undefined;
+    try {
+      return this.#invoke(task, isolate, true);
+    } catch (error) {
+      return failed(task, "tool_error", ownFailure(error)) as CallReply;
+    }
+  }
+
+  #invoke(task: CallTask, isolate: ToolIsolate, warm: boolean): CallReply | Promise<CallReply> {
     this.#served.add(isolate);
     // The outermost call running (a Code Mode script, when nested calls come): its timers are held while they run.
     const outermost = this.#running === undefined;
     if (outermost) this.#running = isolate;
-    let run;
+    let run: RunResult | Promise<RunResult>;
     try {
-      run = await isolate.invoke(task.tool, task.inputJson, task.callId, task.limits);
-    } finally {
+      run = isolate.invokeNow(task.tool, task.inputJson, task.callId, task.limits);
+    } catch (error) {
       if (outermost) this.#running = undefined;
+      throw error;
     }
+    if (!(run instanceof Promise)) {
+      if (outermost) this.#running = undefined;
+      return this.#called(task, isolate, warm, run);
+    }
+    return run
+      .finally(() => {
+        if (outermost) this.#running = undefined;
+      })
+      .then((done) => this.#called(task, isolate, warm, done));
+  }
+
+  #called(task: CallTask, isolate: ToolIsolate, warm: boolean, run: RunResult): CallReply {
     isolate.lastCallMs = run.metrics.wallMs;
     // A fresh call's isolate is never used again: nothing it left can reach another call.
     if (task.fresh === true) isolate.dispose();
-    else this.#cache.keep(key, isolate);
+    else this.#cache.keep(isolateKey(task.bundle, task.limits.memoryMb, task.tool, task.scope), isolate);
     const reply: CallReply = { type: "call", kind: run.kind, metrics: run.metrics, warm };
     if (run.text !== undefined) reply.envelopeJson = run.text;
     if (run.message !== undefined) reply.message = run.message;
@@ -294,6 +327,10 @@ function soleToolName(manifestsJson: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+function ownFailure(error: unknown): string {
+  return `corral's sandbox worker failed (not counted against the tool): ${error instanceof Error ? error.message : "unknown error"}`;
 }
 
 /** A reply of the task's own type that ran nothing. */

@@ -20,9 +20,11 @@
 import { z } from "zod";
 import { CodeModeRequest, type DescribedTool, type FoundTool, type ToolAnswer } from "../../sandbox/shared/codemode-messages.js";
 import type { CapabilityRequestMessage } from "../../sandbox/shared/capability-messages.js";
+import type { CallReply, FastRecord, FastTool } from "../../sandbox/protocol.js";
+import type { ChannelLimits } from "../host/channels.js";
 import type { CapabilityHooks } from "../pool/index.js";
 import { BUILTIN_SOURCE } from "../builtins/index.js";
-import { Caller, mayReach, rankByQuery, type Catalog, type CatalogEntry, type Reach, type ScriptCallContext } from "../registry/index.js";
+import { Caller, mayReach, rankByQuery, type Catalog, type CatalogEntry, type Reach, type ScriptCallContext, type ScriptEnd } from "../registry/index.js";
 import { sha256 } from "../compile/bundle.js";
 import type { PathOptions } from "../host/call-path.js";
 import type { ToolResult } from "../result.js";
@@ -56,7 +58,16 @@ type Script = {
   listed: ScriptCall[];
   byKind: Record<string, number>;
   ended: boolean;
+  /** The fast lane's tools, as the worker indexes them. */
+  fast: CatalogEntry[];
+  /** Calls that ran on the fast lane (a record each from the worker, not a request each). */
+  fastCalls: number;
+  /** The fast records' commits so far: a host-routed call and the script's result wait for them. */
+  recorded: Promise<void>;
 };
+
+/** What ended a fast call: the worker's reply, or a worker death charged to it. */
+type FastEnded = { reply: CallReply } | { death: Pick<NonNullable<ScriptEnd["culprit"]>, "kind" | "message"> };
 
 export type CodeModeDeps = {
   options: ResolvedCodeModeOptions;
@@ -64,6 +75,11 @@ export type CodeModeDeps = {
   isQuarantined(source: string): boolean;
   /** One call through the host's call path (runCall with the host's deps). */
   call(name: string, input: unknown, options: PathOptions): Promise<ToolResult>;
+  /** Whether a tool may run on a script's fast lane (fastToolOf in the call path). */
+  fastTool(entry: CatalogEntry): Promise<FastTool | undefined>;
+  /** A fast call's record through the call path's own steps (recordFastCall). */
+  recordFast(entry: CatalogEntry, fast: { callId: string; ended: FastEnded }, caller: Caller, via: string, traceContext: ScriptCallContext["traceContext"]): { result: ToolResult; committed: Promise<void> };
+  channels: ChannelLimits;
 };
 
 const RunCodeInput = (maxChars: number) => z.strictObject({ code: z.string().min(1).max(maxChars) });
@@ -132,7 +148,13 @@ export class CodeMode {
     // The script's own caller: origin codemode, the deferred tools its caller had found.
     const scriptCaller = new Caller({ origin: "codemode", id: source.slice(0, 128) });
     scriptCaller.activate(caller?.activated ?? []);
-    const tools = this.#reachable(scriptCaller).map((entry) => entry.manifest.name);
+    // Judged once, now, for this script's caller: what its worker may run without asking per call.
+    // The judgement reads each source's state afresh, so the tools declared to the script below know
+    // a quarantine another process made meanwhile too.
+    const judged = await Promise.all(this.#reachable(scriptCaller).map(async (entry) => ({ entry, fast: await this.#deps.fastTool(entry) })));
+    const reachable = new Set(this.#reachable(scriptCaller));
+    const tools = [...reachable].map((entry) => entry.manifest.name);
+    const fast = judged.filter((j): j is { entry: CatalogEntry; fast: FastTool } => j.fast !== undefined && reachable.has(j.entry));
     const base = this.entry();
     return {
       ok: true,
@@ -144,22 +166,54 @@ export class CodeMode {
           kind: "script",
           bundle: compiled.bundle,
           inputJson: JSON.stringify({ tools, maxCalls: options.maxCalls, maxInFlight: options.maxInFlight }),
-          open: (callId, context) => this.#open(callId, source, scriptCaller, context),
+          ...(fast.length > 0 ? { fastLane: { tools: fast.map((j) => j.fast), maxCalls: options.maxCalls, maxInFlight: options.maxInFlight, caps: this.#deps.channels } } : {}),
+          open: (callId, context) => this.#open(callId, source, scriptCaller, context, fast.map((j) => j.entry)),
         },
       },
     };
   }
 
-  #open(callId: string, source: string, caller: Caller, context: ScriptCallContext): () => Record<string, unknown> {
-    const script: Script = { source, caller, context, calls: 0, inFlight: 0, listed: [], byKind: {}, ended: false };
+  #open(callId: string, source: string, caller: Caller, context: ScriptCallContext, fast: CatalogEntry[]): (end: ScriptEnd) => Promise<Record<string, unknown>> {
+    const script: Script = { source, caller, context, calls: 0, inFlight: 0, listed: [], byKind: {}, ended: false, fast, fastCalls: 0, recorded: Promise.resolve() };
     this.#scripts.set(callId, script);
-    return () => {
+    return async (end) => {
+      if (script.ended) return {};
       script.ended = true;
       this.#scripts.delete(callId);
-      const details: Record<string, unknown> = { calls: script.listed, callCount: script.calls, callsByKind: script.byKind };
+      // A fast call its worker's death was charged to: its strike, like any nested call's.
+      const culprit = end.culprit === undefined ? undefined : fast[end.culprit.tool];
+      if (culprit !== undefined && end.culprit !== undefined) this.#recordFast(script, culprit, end.culprit.id, { death: { kind: end.culprit.kind, message: end.culprit.message } }, 0);
+      await script.recorded;
+      const details: Record<string, unknown> = { calls: script.listed, callCount: script.calls, callsByKind: script.byKind, fastCalls: script.fastCalls };
       if (script.calls > script.listed.length) details.callsNotListed = script.calls - script.listed.length;
       return details;
     };
+  }
+
+  /**
+   * Records of a script's fast nested calls (in call order): each goes
+   * through the call path's own record (ledger, events, span) and into the
+   * script's calls; a strike is committed before a host-routed call of the
+   * same script is judged and before the script's result.
+   */
+  readonly fastRecords = (callId: string, records: FastRecord[]): void => {
+    const script = this.#scripts.get(callId);
+    if (script === undefined) return;
+    for (const record of records) {
+      const entry = record.tool === undefined ? undefined : script.fast[record.tool];
+      if (record.refused !== undefined) this.#note(script, record.refused.name, record.refused.kind, 0);
+      else if (entry !== undefined && record.reply !== undefined) {
+        script.fastCalls++;
+        this.#recordFast(script, entry, record.callId, { reply: record.reply }, record.ms);
+      }
+    }
+  };
+
+  #recordFast(script: Script, entry: CatalogEntry, callId: string, ended: FastEnded, ms: number): void {
+    const { result, committed } = this.#deps.recordFast(entry, { callId, ended }, script.caller, script.source, script.context.traceContext);
+    this.#note(script, entry.manifest.name, result.ok ? "ok" : result.error.kind, ms);
+    const before = script.recorded;
+    script.recorded = Promise.all([before, committed]).then(() => undefined);
   }
 
   /** Answers one request of a running script (a capability request on the relay). */
@@ -178,6 +232,9 @@ export class CodeMode {
   };
 
   async #callTool(script: Script, name: string, inputJson: string, hooks: CapabilityHooks): Promise<ToolAnswer> {
+    // The fast lane's records sent before this request (the worker sends them first) are
+    // counted and committed before it is judged: a strike among them may have quarantined the tool.
+    await script.recorded;
     const { options } = this.#deps;
     if (name === RUN_CODE) return this.#refuse(script, name, "blocked", "run_code cannot be called from a script: call the tools themselves");
     if (script.calls >= options.maxCalls) return this.#refuse(script, name, "busy", `this script made ${options.maxCalls} tool calls already (codeMode.maxCalls)`);

@@ -21,7 +21,7 @@ import type { IsolationMode } from "./isolation.js";
 import type { EventHub } from "../events.js";
 import { askGate, decideEffects, type BeforeToolCall, type EffectDecision, type GateCall, type ResolvedEffectPolicy } from "../gate/index.js";
 import { isStrike, type Ledger } from "../ledger/index.js";
-import type { Admission, NestedOutcome, SandboxPool } from "../pool/index.js";
+import type { Admission, NestedOutcome, PoolOutcome, SandboxPool } from "../pool/index.js";
 import { mayReach, type Caller, type Catalog, type CatalogEntry } from "../registry/index.js";
 import type { CallSpan, Telemetry } from "../telemetry/index.js";
 import { checkSourceId } from "../registry/source.js";
@@ -172,14 +172,16 @@ async function runSandboxed(deps: CallDeps, entry: CatalogEntry, inputJson: stri
   });
   // A script's tool calls are answered from here until its run is over; then they go into `details`.
   const closeScript = runner.kind === "script" ? runner.open(info.callId, { traceContext: span.context, signal: options.signal, scope: options.scope }) : undefined;
-  let outcome: Awaited<ReturnType<SandboxPool["run"]>>;
-  let scriptDetails: Record<string, unknown> | undefined;
+  if (runner.kind === "script" && runner.fastLane !== undefined) task.fastLane = scope === "" ? runner.fastLane : { ...runner.fastLane, scope };
+  let outcome: PoolOutcome | undefined;
   try {
     outcome = options.nested !== undefined ? await options.nested(task) : await deps.pool.run(task, limits, key, options.signal);
   } finally {
     closeCapabilities?.();
-    scriptDetails = closeScript?.();
+    if (outcome === undefined) void closeScript?.({});
   }
+  // The fast lane's last records (and a culprit's strike) are committed before the script's result returns.
+  const scriptDetails = await closeScript?.(!outcome.ok && outcome.culprit !== undefined ? { culprit: outcome.culprit } : {});
   const result = resultOf(deps, outcome, info);
   if (scriptDetails !== undefined) result.details = isRecord(result.details) ? { ...result.details, ...scriptDetails } : scriptDetails;
   return result;
@@ -189,7 +191,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function resultOf(deps: CallDeps, outcome: Awaited<ReturnType<SandboxPool["run"]>>, info: CallInfo): ToolResult {
+export function resultOf(deps: CallDeps, outcome: Awaited<ReturnType<SandboxPool["run"]>>, info: CallInfo): ToolResult {
   if (!outcome.ok) {
     if (outcome.kind === "crash" || outcome.kind === "memory") {
       deps.events.emit({ type: "worker_crash", message: outcome.message, at: Date.now() });
@@ -230,7 +232,7 @@ async function runBuiltin(
   return result;
 }
 
-async function finish(deps: CallDeps, result: ToolResult, entry: CatalogEntry | undefined, input: unknown, caller: Caller | undefined, via: string | undefined): Promise<void> {
+export async function finish(deps: CallDeps, result: ToolResult, entry: CatalogEntry | undefined, input: unknown, caller: Caller | undefined, via: string | undefined): Promise<void> {
   const outcome = result.ok ? "ok" : result.error.kind;
   if (entry !== undefined) {
     // A strike is committed before its result returns (SECURITY.md, promise 5). By

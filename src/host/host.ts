@@ -24,6 +24,7 @@ import { hostArguments } from "./arguments.js";
 import { isolationFor } from "./isolation.js";
 import { Telemetry, type LoadSummary } from "../telemetry/index.js";
 import { runCall, type CallDeps } from "./call-path.js";
+import { fastToolOf, recordFastCall } from "./fast-calls.js";
 import { createHostCapabilities, type HostCapabilities } from "../capabilities/index.js";
 import { Loader } from "./loader.js";
 import { CodeMode, RUN_CODE, resolveCodeModeOptions } from "../codemode/index.js";
@@ -81,6 +82,7 @@ class CorralHost implements Host {
     this.#pool = new SandboxPool({
       // A running Code Mode script's requests are Code Mode's; every other call's, the broker's.
       capabilities: (message, hooks) => (this.#codeMode?.owns(message.callId) === true ? this.#codeMode.handle(message, hooks) : broker.handle(message, hooks)),
+      fastRecords: (callId, records) => this.#codeMode?.fastRecords(callId, records),
       workers: options.workers,
       spareWorkers: options.spareWorkers,
       pipelineDepth: options.pipelineDepth,
@@ -129,6 +131,9 @@ class CorralHost implements Host {
       catalog: this.#catalog,
       isQuarantined: (source) => this.#quarantine.isQuarantined(source),
       call: (name, input, callOptions) => this.#track(runCall(this.#callDeps, name, input, callOptions)),
+      fastTool: (entry) => fastToolOf(this.#callDeps, entry),
+      recordFast: (entry, fast, caller, via, traceContext) => recordFastCall(this.#callDeps, entry, fast, caller, via, traceContext),
+      channels: this.#callDeps.channels,
     });
     this.#registerBuiltins();
   }

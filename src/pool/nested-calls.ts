@@ -16,15 +16,29 @@
  * run(task) ─▶ FIFO ─▶ {nested: {id, task}} ─▶ worker runs it (tool's limits)
  *   oldest: watchdog (load + limit + grace) ─▶ kill, culprit = this call
  *   {type: "nested", id, reply} ─▶ settles the oldest ─▶ next one is timed
+ * lane call: {type: "lane", id, tool} ─▶ laneStarted: timed the same way from then
+ *   its record {type: "fast"} ─▶ laneEnded ─▶ the next one is timed
  * session ends ─▶ the culprit gets the death's outcome, the rest `cancelled`
  * ```
- * The session owns one NestedCalls and ends it when the worker ends.
+ * A lane call (sandbox/worker/fast-lane.ts) runs without the host's asking;
+ * the worker says so before it enters the tool (its "lane" message is
+ * written to the channel before the call starts), so no nested call runs
+ * that the host cannot time, and a kill in one is charged to its tool here
+ * too. The session owns one NestedCalls and ends it when the worker ends.
  */
-import type { CallReply, CallTask } from "../../sandbox/protocol.js";
+import type { CallLimits, CallReply, CallTask } from "../../sandbox/protocol.js";
 
 export type NestedOutcome = { ok: true; reply: CallReply } | { ok: false; kind: "timeout" | "memory" | "crash" | "cancelled"; message: string };
 
 type Pending = { id: number; task: CallTask; settle: (outcome: NestedOutcome) => void };
+
+type Limits = Pick<CallLimits, "timeoutMs" | "memoryMb">;
+
+/** A lane call the worker said it started: `id` its call id, `tool` its index in the lane's tools. */
+export type LaneCall = { id: string; tool: number; name: string; limits: Limits };
+
+/** Whom a worker's death was charged to: a host-routed nested call (settled with it), or a fast one (`fast`: its index in the lane). */
+export type Blamed = { tool: string; fast?: { tool: number; id: string }; death: Exclude<NestedOutcome, { ok: true }> };
 
 export type NestedCallsOptions = {
   loadTimeoutMs: number;
@@ -34,7 +48,7 @@ export type NestedCallsOptions = {
   /** Stops the worker because the running nested call outlived its limit. */
   kill(message: string): void;
   /** The nested call running now changed (undefined: none runs): the memory watch times each one's growth apart. */
-  running(task: CallTask | undefined): void;
+  running(limits: Limits | undefined): void;
 };
 
 export class NestedCalls {
@@ -42,16 +56,24 @@ export class NestedCalls {
   readonly #fifo: Pending[] = [];
   #nextId = 0;
   #watchdog: NodeJS.Timeout | undefined;
-  /** When the running nested call started (it became the oldest unanswered one). */
+  /** When the running nested call started (it became the oldest unanswered one, or the host heard it start). */
   #runningSince = 0;
+  /**
+   * The lane call running in the worker, as its "lane" message said. The
+   * worker runs nested calls one at a time and its messages arrive in the
+   * order sent, so while one runs it is the running nested call (a
+   * host-routed one sent meanwhile waits behind it).
+   */
+  #fast: LaneCall | undefined;
   #ended = false;
 
   constructor(options: NestedCallsOptions) {
     this.#options = options;
   }
 
-  /** The nested call running in the worker now, if any. */
-  get running(): CallTask | undefined {
+  /** The nested call running in the worker now, if any: its tool and limits. */
+  get running(): { tool: string; limits: Limits } | undefined {
+    if (this.#fast !== undefined) return { tool: this.#fast.name, limits: this.#fast.limits };
     return this.#fifo[0]?.task;
   }
 
@@ -61,8 +83,8 @@ export class NestedCalls {
    * so the kill is this call's.
    */
   get runningPastLimit(): boolean {
-    const head = this.#fifo[0];
-    return head !== undefined && performance.now() - this.#runningSince > head.task.limits.timeoutMs;
+    const running = this.running;
+    return running !== undefined && performance.now() - this.#runningSince > running.limits.timeoutMs;
   }
 
   run(task: CallTask): Promise<NestedOutcome> {
@@ -71,65 +93,92 @@ export class NestedCalls {
       const pending = { id: this.#nextId++, task, settle };
       this.#fifo.push(pending);
       this.#options.send(pending.id, task);
-      if (this.#fifo.length === 1) this.#watchHead();
+      if (this.#fifo.length === 1 && this.#fast === undefined) this.#watchRunning();
     });
   }
 
-  /** The worker's answer to nested call `id`: false if it is not the oldest (a broken worker). */
-  replied(id: number, reply: CallReply): boolean {
+  /** The worker's answer to nested call `id`: its task, or undefined if it is not the oldest (a broken worker). */
+  replied(id: number, reply: CallReply): CallTask | undefined {
     const head = this.#fifo[0];
-    if (head === undefined || head.id !== id) return false;
+    // While a lane call runs, no host-routed one can answer: it waits behind it in the worker.
+    if (head === undefined || head.id !== id || this.#fast !== undefined) return undefined;
     this.#fifo.shift();
-    clearTimeout(this.#watchdog);
-    this.#watchdog = undefined;
     head.settle({ ok: true, reply });
-    if (this.#fifo.length > 0) this.#watchHead();
-    else this.#options.running(undefined);
+    this.#watchRunning();
+    return head.task;
+  }
+
+  /**
+   * The worker is about to enter a lane call (its "lane" message): timed
+   * from now like a host-routed one from when it became the oldest: the
+   * tool's load limit + its own limit + the grace. False when one runs
+   * already (a broken worker: it runs one nested call at a time).
+   */
+  laneStarted(call: LaneCall): boolean {
+    if (this.#ended) return true;
+    if (this.#fast !== undefined) return false;
+    this.#fast = call;
+    this.#watchRunning();
     return true;
   }
 
-  #watchHead(): void {
-    const head = this.#fifo[0];
-    if (head === undefined) return;
-    const { timeoutMs } = head.task.limits;
+  /** The record of lane call `id` arrived: it is over. False if it is not the one running (a broken worker). */
+  laneEnded(id: string): boolean {
+    if (this.#ended) return true;
+    if (this.#fast?.id !== id) return false;
+    this.#fast = undefined;
+    this.#watchRunning();
+    return true;
+  }
+
+  /** (Re)starts the host's clock for the nested call running now, if any. */
+  #watchRunning(): void {
+    clearTimeout(this.#watchdog);
+    this.#watchdog = undefined;
+    const running = this.running;
+    this.#options.running(running?.limits);
+    if (running === undefined) return;
+    const { timeoutMs } = running.limits;
     // The worker may first have to load the tool's module (under the load limit): both parts are allowed.
     const allowedMs = this.#options.loadTimeoutMs + timeoutMs + this.#options.watchdogGraceMs;
     this.#runningSince = performance.now();
-    this.#options.running(head.task);
-    clearTimeout(this.#watchdog);
     this.#watchdog = setTimeout(() => {
-      this.#culprit = head;
-      this.#options.kill(`the tool "${head.task.tool}" (called from a Code Mode script) ran past its ${timeoutMs} ms limit and its worker did not stop it; the worker was killed`);
+      this.#stopped = true;
+      this.#options.kill(`the tool "${running.tool}" (called from a Code Mode script) ran past its ${timeoutMs} ms limit and its worker did not stop it; the worker was killed`);
     }, allowedMs);
   }
 
-  /** Set when the kill was this module's: the nested call that outlived its limit. */
-  #culprit: Pending | undefined;
+  /** Set when the kill was this module's: the running nested call outlived its limit. */
+  #stopped = false;
 
   /** Whether this module stopped the worker (a nested call outlived its limit). */
   get stoppedTheWorker(): boolean {
-    return this.#culprit !== undefined;
+    return this.#stopped;
   }
 
   /**
    * The worker ended. `death` is the outcome of whatever was running; it goes
    * to the nested call that was running when `blameRunning` (the kill was
    * ours, or the worker died unasked while a nested call ran); every other
-   * nested call is cancelled. Answers the tool blamed, if any.
+   * nested call is cancelled. Answers who was blamed, if anyone: a fast
+   * call has no promise here, so its owner records the death (the strike).
    */
-  end(death: Exclude<NestedOutcome, { ok: true }>, blameRunning: boolean): string | undefined {
+  end(death: Exclude<NestedOutcome, { ok: true }>, blameRunning: boolean): Blamed | undefined {
     if (this.#ended) return undefined;
     this.#ended = true;
     clearTimeout(this.#watchdog);
-    const [running, ...rest] = this.#fifo.splice(0);
-    let blamed: string | undefined;
-    if (running !== undefined && blameRunning) {
-      running.settle(death);
-      blamed = running.task.tool;
+    const fast = this.#fast;
+    const pending = this.#fifo.splice(0);
+    let blamed: Blamed | undefined;
+    if (fast !== undefined && blameRunning) blamed = { tool: fast.name, fast: { tool: fast.tool, id: fast.id }, death };
+    const [head, ...rest] = fast === undefined ? pending : [undefined, ...pending];
+    if (head !== undefined && blameRunning) {
+      head.settle(death);
+      blamed = { tool: head.task.tool, death };
     } else {
-      running?.settle({ ok: false, kind: "cancelled", message: "the script's worker was stopped before this call finished" });
+      head?.settle({ ok: false, kind: "cancelled", message: "the script's worker was stopped before this call finished" });
     }
-    for (const pending of rest) pending.settle({ ok: false, kind: "cancelled", message: "the script's worker was stopped before this call ran" });
+    for (const other of rest) other?.settle({ ok: false, kind: "cancelled", message: "the script's worker was stopped before this call ran" });
     return blamed;
   }
 }

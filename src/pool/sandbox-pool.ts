@@ -30,6 +30,7 @@ import { HostClosedError } from "../errors.js";
 import { AffinityRouter, type TaskKind } from "./affinity.js";
 import { STALL_MS } from "../../sandbox/shared/tuning.js";
 import { WorkerSession, type CapabilityHandler, type PendingTask, type PoolOutcome } from "./session.js";
+import type { FastRecord } from "../../sandbox/protocol.js";
 
 export type { PoolFailureKind, PoolOutcome } from "./session.js";
 
@@ -52,6 +53,8 @@ export type SandboxPoolOptions = {
   logger: Logger;
   /** Performs tools' capability requests (fetch, ctx.fs, ctx.state); without it they go unanswered. */
   capabilities?: CapabilityHandler;
+  /** Takes the records of Code Mode scripts' fast nested calls (src/codemode). */
+  fastRecords?: (callId: string, records: FastRecord[]) => void;
   /** Told each time a worker that ended is replaced (telemetry counts restarts). */
   onWorkerRestart?: () => void;
 };
@@ -129,6 +132,7 @@ export class SandboxPool {
         // A script's nested call ran in its worker: that isolate is warm there now.
         nestedReplied: (replied, task, reply) => this.#router.replied(replied, isolateKey(task.bundle, task.limits.memoryMb, task.tool, task.scope), reply),
         ...(this.#options.capabilities === undefined ? {} : { capability: this.#options.capabilities }),
+        ...(this.#options.fastRecords === undefined ? {} : { fastRecords: this.#options.fastRecords }),
       },
     );
     this.#sessions.add(session);

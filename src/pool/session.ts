@@ -25,20 +25,22 @@
  */
 import type { Logger } from "pino";
 import type Tinypool from "tinypool";
-import { WorkerMessage, type CallReply, type CallTask, type NestedMessage, type Reply, type ReplyEntry, type Task, type TaskEntry } from "../../sandbox/protocol.js";
+import { WorkerMessage, type CallReply, type CallTask, type FastLane, type FastRecord, type NestedMessage, type Reply, type ReplyEntry, type Task, type TaskEntry } from "../../sandbox/protocol.js";
 import { classify, type WorkerDeath } from "../../sandbox/shared/classify.js";
 import { CapabilityRequestMessage, isCapabilityRequestMessage, type CapabilityPauseMessage, type CapabilityReplyMessage } from "../../sandbox/shared/capability-messages.js";
 import { BundleWindow } from "../../sandbox/shared/bundle-window.js";
 import { MemoryWatch, type Charge } from "./memory-watch.js";
 import { diedOfMemory, WorkerProcess } from "./worker-process.js";
 import { findTinypoolChild } from "./tinypool-child.js";
-import { NestedCalls, type NestedOutcome } from "./nested-calls.js";
+import { NestedCalls, type Blamed, type NestedOutcome } from "./nested-calls.js";
 
 /** `tool_error`: a Code Mode script whose worker was stopped for a tool it called (that tool takes the strike). */
 export type PoolFailureKind = "timeout" | "memory" | "crash" | "cancelled" | "tool_error";
 /** Why the host stopped a worker: the evidence it adds to the worker's death. */
 export type StopReason = NonNullable<WorkerDeath["stoppedBy"]> | "fatal_memory" | "protocol";
-export type PoolOutcome = { ok: true; reply: Reply } | { ok: false; kind: PoolFailureKind; message: string };
+/** `culprit`: a script's fast nested call that its worker's death was charged to (its owner records the strike). */
+export type PoolOutcome = { ok: true; reply: Reply } | { ok: false; kind: PoolFailureKind; message: string; culprit?: FastCulprit };
+export type FastCulprit = { tool: number; id: string; kind: "timeout" | "memory" | "crash" | "cancelled"; message: string };
 
 export type PendingTask = {
   id: number;
@@ -64,6 +66,8 @@ export type CapabilityHandler = (message: CapabilityRequestMessage, hooks: Capab
 export type SessionHooks = {
   ready(session: WorkerSession): void;
   capability?: CapabilityHandler;
+  /** Records of a script's fast nested calls (src/codemode records them). */
+  fastRecords?(callId: string, records: FastRecord[]): void;
   /** A nested call answered (the router learns what the worker keeps warm). */
   nestedReplied?(session: WorkerSession, task: CallTask, reply: CallReply): void;
   /** The session is over; `orphans` were sent but never started. */
@@ -107,7 +111,7 @@ export class WorkerSession {
         if (!this.#ended) this.#send?.(message);
       },
       kill: (message) => this.kill("watchdog", message),
-      running: (task) => this.#memory?.nested(task?.limits.memoryMb),
+      running: (limits) => this.#memory?.nested(limits?.memoryMb),
     });
     const channel = {
       // tinypool calls this as it hands the serve task to a process.
@@ -153,10 +157,21 @@ export class WorkerSession {
    * The task itself keeps its code, should it be run elsewhere after all.
    */
   #onTheWire(entry: TaskEntry): TaskEntry {
-    const { bundle } = entry.task;
-    if (bundle.code === undefined || this.#bundlesSent.admit(bundle.hash, true)) return entry;
+    const { task } = entry;
+    const wired = { ...task, bundle: this.#bundleOnTheWire(task.bundle) } as Task;
+    if (task.type === "call" && task.fastLane !== undefined && wired.type === "call") {
+      // A fast lane's bundles go by the same window.
+      const tools = task.fastLane.tools.map((tool) => ({ ...tool, bundle: this.#bundleOnTheWire(tool.bundle) }));
+      const lane: FastLane = { ...task.fastLane, tools };
+      wired.fastLane = lane;
+    }
+    return { id: entry.id, task: wired };
+  }
+
+  #bundleOnTheWire<B extends Task["bundle"]>(bundle: B): B {
+    if (bundle.code === undefined || this.#bundlesSent.admit(bundle.hash, true)) return bundle;
     const { code: _sent, ...withoutCode } = bundle;
-    return { id: entry.id, task: { ...entry.task, bundle: withoutCode } };
+    return withoutCode as B;
   }
 
   /**
@@ -233,6 +248,8 @@ export class WorkerSession {
     const parsed = WorkerMessage.safeParse(raw);
     if (!parsed.success) return;
     const message = parsed.data;
+    // A worker that ended is read to the end (see #end) for its lane's messages only.
+    if (this.#ended && message.type !== "lane" && message.type !== "fast") return;
     if (message.type === "ready") {
       this.#worker = this.#adopt(message.pid);
       if (this.#worker === undefined) {
@@ -248,12 +265,20 @@ export class WorkerSession {
       return;
     }
     if (message.type === "nested") {
-      const task = this.#nested.running;
-      if (task === undefined || !this.#nested.replied(message.id, message.reply)) {
+      const task = this.#nested.replied(message.id, message.reply);
+      if (task === undefined) {
         this.kill("protocol", "the sandbox worker answered a nested call out of order");
         return;
       }
       this.#hooks.nestedReplied?.(this, task, message.reply);
+      return;
+    }
+    if (message.type === "lane") {
+      this.#laneStarted(message.callId, message.id, message.tool);
+      return;
+    }
+    if (message.type === "fast") {
+      this.#laneRecords(message.callId, message.records);
       return;
     }
     if (message.type === "phase") {
@@ -354,6 +379,31 @@ export class WorkerSession {
     this.kill("memory_watch", `the tool grew its worker past its ${limit} MB limit (${resident}); the worker was killed`);
   }
 
+  /**
+   * The running script's worker is about to enter a lane call: timed (and
+   * blamed for a death) as a host-routed nested call is (nested-calls.ts),
+   * from now. A lane call of anything but the running script, or while
+   * another runs, is a broken worker.
+   */
+  #laneStarted(callId: string, id: string, index: number): void {
+    const head = this.#fifo[0];
+    const tool = head?.task.type === "call" && head.task.callId === callId ? head.task.fastLane?.tools[index] : undefined;
+    if (tool === undefined || !this.#nested.laneStarted({ id, tool: index, name: tool.name, limits: tool.limits })) {
+      this.kill("protocol", "the sandbox worker started a lane call the host cannot place");
+    }
+  }
+
+  /** Lane records: each ends the lane call running (refusals ran nothing); the script's owner records them. */
+  #laneRecords(callId: string, records: FastRecord[]): void {
+    for (const record of records) {
+      if (record.refused === undefined && !this.#nested.laneEnded(record.callId)) {
+        this.kill("protocol", "the sandbox worker sent the record of a lane call that was not running");
+        return;
+      }
+    }
+    this.#hooks.fastRecords?.(callId, records);
+  }
+
   /** (Re)arms the watchdog of the running task: `limitMs` + grace from now. */
   #watch(limitMs: number, phase: "load" | "run"): void {
     clearTimeout(this.#watchdog);
@@ -377,6 +427,9 @@ export class WorkerSession {
     this.#ended = true;
     this.#clearHeadTimers();
     this.#memory?.close();
+    // What the worker wrote before it died is read first: a lane call it
+    // started (to blame) and the records of those it ended (for the ledger).
+    await this.#worker?.death();
     const [head, ...rest] = this.#fifo.splice(0);
     // A nested call running as the worker ended is to blame when the kill
     // was its own watchdog's, the memory watch's charged to it, nobody's (a
@@ -389,13 +442,7 @@ export class WorkerSession {
     const death: Exclude<NestedOutcome, { ok: true }> =
       !outcome.ok && outcome.kind !== "tool_error" ? { ok: false, kind: outcome.kind, message: outcome.message } : { ok: false, kind: "crash", message: "the worker ended" };
     const blamed = this.#nested.end(death, blameNested);
-    if (head !== undefined) {
-      head.settle(blamed === undefined || outcome.ok ? outcome : {
-        ok: false,
-        kind: "tool_error",
-        message: `the tool "${blamed}" this script called stopped its worker (${outcome.message}); the script ended with it. The strike is the tool's`,
-      });
-    }
+    if (head !== undefined) head.settle(blamed === undefined || outcome.ok ? outcome : scriptOutcome(blamed, outcome.message));
     // A ghost's task runs elsewhere already.
     this.#hooks.ended(this, rest.filter((pending) => pending.ghost !== true));
   }
@@ -419,6 +466,17 @@ export class WorkerSession {
     if (kind === "memory") return { ok: false, kind, message: `the tool ran its worker out of memory (the worker died: ${how}); the worker was replaced` };
     return { ok: false, kind, message: `the sandbox worker died while running the tool (${how}); the worker was replaced` };
   }
+}
+
+/** A script whose worker a tool it called stopped: a tool_error; the tool takes the strike (recorded by the script's owner if the call was fast). */
+function scriptOutcome(blamed: Blamed, message: string): PoolOutcome {
+  const outcome: PoolOutcome = {
+    ok: false,
+    kind: "tool_error",
+    message: `the tool "${blamed.tool}" this script called stopped its worker (${message}); the script ended with it. The strike is the tool's`,
+  };
+  if (blamed.fast !== undefined) outcome.culprit = { tool: blamed.fast.tool, id: blamed.fast.id, kind: blamed.death.kind, message: blamed.death.message };
+  return outcome;
 }
 
 function deathOf(reason: StopReason | undefined, outOfMemory: boolean): WorkerDeath {

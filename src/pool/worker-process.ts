@@ -18,6 +18,7 @@ export class WorkerProcess {
   #onFatalMemory: (() => void) | undefined;
   #fatalMemorySeen = false;
   #exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  /** Set on the child's "close": it exited, and its output and IPC channel were read to their end. */
   #closed = false;
 
   constructor(child: TinypoolChild, logger: Logger) {
@@ -61,10 +62,13 @@ export class WorkerProcess {
   }
 
   /**
-   * Waits (briefly) for the process to exit and its output to close, then
-   * says how it ended: what stderr said last is read only once it closed.
+   * Waits (briefly) for the process to exit and its output and IPC channel
+   * to close, then says how it ended: what stderr said last is read only
+   * once it closed, and every message the worker wrote before it died (a
+   * Code Mode lane's records) has been handled once the channel closed,
+   * though "exit" may come before them.
    */
-  async death(maxWaitMs = 200): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  async death(maxWaitMs = 1_000): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
     const output = this.#child.output;
     // Output already closed: the close event may have gone before this
     // process was adopted (a worker that died as it said ready).

@@ -5,7 +5,7 @@
  * tool by accident. Loading a source again replaces all of its tools at once.
  */
 import type { Context } from "@opentelemetry/api";
-import type { BundleRef, Control } from "../../sandbox/protocol.js";
+import type { BundleRef, Control, FastLane } from "../../sandbox/protocol.js";
 import type { Caller } from "./caller.js";
 import type { ErrorKind } from "../result.js";
 import type { Manifest } from "./manifest.js";
@@ -20,17 +20,24 @@ export type BuiltinRun = (input: unknown, context: { callId: string; signal: Abo
 /** What a running Code Mode script's tool calls are made within: its span, its caller's cancellation, its scope. */
 export type ScriptCallContext = { traceContext: Context; signal: AbortSignal | undefined; scope: string | undefined };
 
+/** How a script's run ended, for its owner: a fast nested call its worker's death was charged to, if any. */
+export type ScriptEnd = { culprit?: { tool: number; id: string; kind: "timeout" | "memory" | "crash" | "cancelled"; message: string } };
+
 /**
  * One Code Mode script's call (src/codemode makes it per call): it runs in
  * the sandbox like a tool, with `inputJson` as its input; `open` makes its
  * tool calls answerable until the returned function is called, which
- * answers what goes into the result's `details` (the calls it made).
+ * records what is left (the fast lane's last records, a culprit's strike)
+ * and answers what goes into the result's `details` (the calls it made).
+ * `fastLane`: the tools its worker may run without asking per call (the
+ * call path adds the script's scope).
  */
 export type ScriptRunner = {
   kind: "script";
   bundle: BundleRef;
   inputJson: string;
-  open(callId: string, context: ScriptCallContext): () => Record<string, unknown>;
+  fastLane?: FastLane;
+  open(callId: string, context: ScriptCallContext): (end: ScriptEnd) => Promise<Record<string, unknown>>;
 };
 
 /** `run_code` in the catalog: each call is prepared into its own entry (source `code:<caller id>`), or refused. */
