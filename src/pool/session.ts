@@ -26,21 +26,17 @@
 import type { Logger } from "pino";
 import type Tinypool from "tinypool";
 import { WorkerMessage, type CallReply, type CallTask, type FastLane, type FastRecord, type NestedMessage, type Reply, type ReplyEntry, type Task, type TaskEntry } from "../../sandbox/protocol.js";
-import { classify, type WorkerDeath } from "../../sandbox/shared/classify.js";
 import { CapabilityRequestMessage, isCapabilityRequestMessage, type CapabilityPauseMessage, type CapabilityReplyMessage } from "../../sandbox/shared/capability-messages.js";
 import { BundleWindow } from "../../sandbox/shared/bundle-window.js";
 import { MemoryWatch, type Charge } from "./memory-watch.js";
-import { diedOfMemory, WorkerProcess } from "./worker-process.js";
+import { WorkerProcess } from "./worker-process.js";
+import { outcomeOfDeath, scriptOutcome, type PoolFailureKind, type PoolOutcome, type StopReason } from "./death-outcome.js";
 import { findTinypoolChild } from "./tinypool-child.js";
-import { NestedCalls, type Blamed, type NestedOutcome } from "./nested-calls.js";
+import { NestedCalls, type NestedOutcome } from "./nested-calls.js";
 
-/** `tool_error`: a Code Mode script whose worker was stopped for a tool it called (that tool takes the strike). */
-export type PoolFailureKind = "timeout" | "memory" | "crash" | "cancelled" | "tool_error";
-/** Why the host stopped a worker: the evidence it adds to the worker's death. */
-export type StopReason = NonNullable<WorkerDeath["stoppedBy"]> | "fatal_memory" | "protocol";
+export type { FastCulprit, PoolFailureKind, PoolOutcome, StopReason } from "./death-outcome.js";
+
 /** `culprit`: a script's fast nested call that its worker's death was charged to (its owner records the strike). */
-export type PoolOutcome = { ok: true; reply: Reply } | { ok: false; kind: PoolFailureKind; message: string; culprit?: FastCulprit };
-export type FastCulprit = { tool: number; id: string; kind: "timeout" | "memory" | "crash" | "cancelled"; message: string };
 
 export type PendingTask = {
   id: number;
@@ -438,7 +434,7 @@ export class WorkerSession {
     const stop = this.#stop?.reason;
     const nestedStopped = this.#nested.stoppedTheWorker || stop === undefined || (stop === "memory_watch" && this.#memoryCharge === "nested") || stop === "fatal_memory";
     const blameNested = this.#nested.running !== undefined && (nestedStopped || (stop === "watchdog" && this.#nested.runningPastLimit));
-    const outcome = await this.#outcomeOfEnd(error);
+    const outcome = await outcomeOfDeath(this.#worker, this.#stop, error);
     const death: Exclude<NestedOutcome, { ok: true }> =
       !outcome.ok && outcome.kind !== "tool_error" ? { ok: false, kind: outcome.kind, message: outcome.message } : { ok: false, kind: "crash", message: "the worker ended" };
     const blamed = this.#nested.end(death, blameNested);
@@ -446,46 +442,4 @@ export class WorkerSession {
     // A ghost's task runs elsewhere already.
     this.#hooks.ended(this, rest.filter((pending) => pending.ghost !== true));
   }
-
-  /**
-   * The running task's outcome when its worker ended: the evidence (who
-   * stopped it, V8's words on stderr) goes to the one classifier.
-   */
-  async #outcomeOfEnd(error: unknown): Promise<PoolOutcome> {
-    const stop = this.#stop;
-    if (this.#worker === undefined) {
-      if (stop !== undefined) return { ok: false, kind: poolKind(classify({ phase: "call", death: deathOf(stop.reason, false) })), message: stop.message };
-      return { ok: false, kind: "crash", message: `the sandbox worker failed: ${error instanceof Error ? error.message : "unknown"}` };
-    }
-    const death = await this.#worker.death();
-    const outOfMemory = diedOfMemory(death.stderr);
-    const kind = poolKind(classify({ phase: "call", death: deathOf(stop?.reason, outOfMemory) }));
-    if (stop !== undefined && (kind !== "memory" || stop.reason !== "watchdog")) return { ok: false, kind, message: stop.message };
-    if (stop !== undefined) return { ok: false, kind, message: "the tool exhausted its memory and its worker did not recover; the worker was killed" };
-    const how = death.signal !== null ? `signal ${death.signal}` : `exit code ${death.code ?? "unknown"}`;
-    if (kind === "memory") return { ok: false, kind, message: `the tool ran its worker out of memory (the worker died: ${how}); the worker was replaced` };
-    return { ok: false, kind, message: `the sandbox worker died while running the tool (${how}); the worker was replaced` };
-  }
-}
-
-/** A script whose worker a tool it called stopped: a tool_error; the tool takes the strike (recorded by the script's owner if the call was fast). */
-function scriptOutcome(blamed: Blamed, message: string): PoolOutcome {
-  const outcome: PoolOutcome = {
-    ok: false,
-    kind: "tool_error",
-    message: `the tool "${blamed.tool}" this script called stopped its worker (${message}); the script ended with it. The strike is the tool's`,
-  };
-  if (blamed.fast !== undefined) outcome.culprit = { tool: blamed.fast.tool, id: blamed.fast.id, kind: blamed.death.kind, message: blamed.death.message };
-  return outcome;
-}
-
-function deathOf(reason: StopReason | undefined, outOfMemory: boolean): WorkerDeath {
-  if (reason === "fatal_memory") return { outOfMemory: true };
-  if (reason === undefined || reason === "protocol") return { outOfMemory };
-  return { stoppedBy: reason, outOfMemory };
-}
-
-/** A death's kind is always one of the pool's; anything else would be a classifier bug, read as a crash. */
-function poolKind(kind: string): PoolFailureKind {
-  return kind === "timeout" || kind === "memory" || kind === "cancelled" ? kind : "crash";
 }
