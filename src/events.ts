@@ -47,6 +47,11 @@ export class EventHub {
     return () => this.#listeners.delete(listener);
   }
 
+  /** Whether anyone listens: a caller on the hot path builds an event only then. */
+  get listened(): boolean {
+    return this.#listeners.size > 0;
+  }
+
   emit(event: HostEvent): void {
     for (const listener of this.#listeners) {
       try {

@@ -70,7 +70,8 @@ export async function runCall(deps: CallDeps, name: string, input: unknown, opti
   const prepared = entry?.runner.kind === "codemode" ? await entry.runner.prepare(input, options.caller) : undefined;
   if (prepared?.ok === true) entry = prepared.entry;
   const span = deps.telemetry.startCall(tool, callId, options.traceContext);
-  deps.events.emit({ type: "tool_execution_start", callId, tool, ...(entry ? { source: entry.source } : {}), at: Date.now() });
+  // Events and the call's log line are built only when someone takes them: each is garbage the host collects otherwise.
+  if (deps.events.listened) deps.events.emit({ type: "tool_execution_start", callId, tool, ...(entry ? { source: entry.source } : {}), at: Date.now() });
   const result = entry === undefined
     ? failure({ tool, callId }, "unknown_tool", `there is no tool named "${tool}"; the tools are listed by host.tools()`)
     : prepared?.ok === false
@@ -118,7 +119,7 @@ async function runEntry(deps: CallDeps, entry: CatalogEntry, input: unknown, opt
   const admitted = options.nested !== undefined ? { ok: true as const, release: () => undefined } : await deps.admission.admit(entry.manifest.name, options.signal);
   if (!admitted.ok) return failure(info, admitted.reason === "busy" ? "busy" : "cancelled", admitted.message);
   try {
-    deps.events.emit({ type: "tool_running", callId: info.callId, tool: info.tool, source: entry.source, at: Date.now() });
+    if (deps.events.listened) deps.events.emit({ type: "tool_running", callId: info.callId, tool: info.tool, source: entry.source, at: Date.now() });
     return entry.runner.kind === "builtin"
       ? await runBuiltin(deps, entry.runner.run, JSON.parse(inputJson), info, options)
       : await runSandboxed(deps, entry, inputJson, info, options, span);
@@ -242,7 +243,7 @@ export async function finish(deps: CallDeps, result: ToolResult, entry: CatalogE
     const recorded = record(deps, result, entry, outcome, !waits, caller, via);
     if (waits) await recorded;
   }
-  deps.logger.info(
+  if (deps.logger.isLevelEnabled("info")) deps.logger.info(
     {
       event: "call",
       tool: result.tool,
@@ -259,7 +260,7 @@ export async function finish(deps: CallDeps, result: ToolResult, entry: CatalogE
     },
     "tool call",
   );
-  deps.events.emit({ type: "tool_execution_end", callId: result.callId, tool: result.tool, ...(result.source ? { source: result.source } : {}), result, at: Date.now() });
+  if (deps.events.listened) deps.events.emit({ type: "tool_execution_end", callId: result.callId, tool: result.tool, ...(result.source ? { source: result.source } : {}), result, at: Date.now() });
 }
 
 /** Queues the call's record at once (so records keep call order); settles once it has committed, never rejects. */
