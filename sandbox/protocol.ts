@@ -234,7 +234,17 @@ export function isolateKey(bundle: Pick<BundleRef, "hash" | "filename">, memoryM
 export const ServeTask = z.strictObject({ type: z.literal("serve") });
 export type ServeTask = z.infer<typeof ServeTask>;
 
-export const TaskEntry = z.strictObject({ id: z.number().int().nonnegative(), task: Task });
+export const TaskEntry = z.strictObject({
+  id: z.number().int().nonnegative(),
+  task: Task,
+  /**
+   * The host's rule, carried with the task: the worker may hold this task's
+   * reply back (to share a message with later ones) until this many ms after
+   * the task arrived; past it the host's watchdog could fire. Left out: the
+   * reply leaves at once.
+   */
+  replyWithinMs: z.number().nonnegative().optional(),
+});
 export type TaskEntry = z.infer<typeof TaskEntry>;
 
 /** Host → worker, on the serve task's channel: tasks to run in this order, after those sent before. */

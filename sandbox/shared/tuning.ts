@@ -89,8 +89,9 @@ export const WARM_ISOLATES_PER_WORKER = 64;
 
 /**
  * Held replies must leave by the oldest held task's arrival + its time
- * limit + this share of `watchdogGraceMs` (sandbox/worker/entry.ts
- * holdBack). Higher lets more replies share a message; the rest of the
+ * limit + this share of `watchdogGraceMs`: the host sends that budget with
+ * each task (`replyWithinMs`, src/pool/session.ts), and the worker holds
+ * replies within it (sandbox/worker/entry.ts holdBack). Higher lets more replies share a message; the rest of the
  * grace is the margin before the host's watchdog, which must never fire on
  * a worker that only held a reply. No bench row measures this yet.
  */

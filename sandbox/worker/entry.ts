@@ -29,7 +29,7 @@ import {
   type Task,
   type WorkerMessage,
 } from "../protocol.js";
-import { HOLD_BACK_GRACE_SHARE, QUICK_CALL_MS } from "../shared/tuning.js";
+import { QUICK_CALL_MS } from "../shared/tuning.js";
 import { receiveBundle } from "./bundle-store.js";
 import { Cancellations } from "./cancellations.js";
 import { failed, WorkerCore, WorkerSettings } from "./worker-core.js";
@@ -41,7 +41,6 @@ import { sendWritten } from "./lane-channel.js";
 export { WorkerSettings } from "./worker-core.js";
 
 const core = new WorkerCore(WorkerSettings.parse(JSON.parse(process.env.CORRAL_WORKER_SETTINGS ?? "{}")));
-const settings = core.settings;
 
 // The first message costs compiling this process's own code and zod's
 // parsers of the messages (~8 ms for the first HostMessage on a slow
@@ -95,7 +94,8 @@ function flush(): void {
  * quick, (2) is of the same bundle as the held ones, so that should this
  * worker hang in it after all (a limit that failed to stop it), the kill is
  * charged to the same source, and (3) cannot run past the oldest held
- * task's limit + HOLD_BACK_GRACE_SHARE of the grace, even to its own limit.
+ * task's reply deadline (`replyWithinMs`, which the host sends with each
+ * task: its limit + HOLD_BACK_GRACE_SHARE of the grace), even to its own limit.
  */
 function holdBack(task: Task): boolean {
   if (held === undefined) return true;
@@ -134,7 +134,7 @@ export default function serve(raw: unknown): Promise<never> {
   // Whether the last task ran long enough for the host to have taken back the
   // tasks queued behind it (see takeBack in src/pool/session.ts).
   let lastWasSlow = false;
-  const run = async (id: number, task: Task, receivedAt: number): Promise<void> => {
+  const run = async (id: number, task: Task, receivedAt: number, replyWithinMs: number | undefined): Promise<void> => {
     // Queued tasks start in a microtask, before this process reads anything
     // that came meanwhile: after a slow one, let the event loop read the
     // host's cancels first, so a task run elsewhere by now is not run twice.
@@ -157,7 +157,9 @@ export default function serve(raw: unknown): Promise<never> {
     const evicted = skip ? [] : core.takeDropped();
     if (evicted.length > 0) reply.evicted = evicted;
     outbox.push({ id, reply });
-    held ??= { bundle: task.bundle.hash, sendBy: receivedAt + task.limits.timeoutMs + settings.watchdogGraceMs * HOLD_BACK_GRACE_SHARE };
+    // How long a reply may be held is the host's to say (it knows its watchdog), with each task.
+    if (replyWithinMs === undefined) flush();
+    else held ??= { bundle: task.bundle.hash, sendBy: receivedAt + replyWithinMs };
     const queued = --core.tasksInFlight;
     // Held replies leave once they are as many as the tasks still queued
     // here: the host refills this worker's pipeline while it runs the rest,
@@ -188,12 +190,12 @@ export default function serve(raw: unknown): Promise<never> {
     if (!parsed.success) return; // tinypool's own messages, or noise
     core.stopRefill();
     const receivedAt = performance.now();
-    for (const { id, task } of parsed.data.tasks) {
+    for (const { id, task, replyWithinMs } of parsed.data.tasks) {
       receiveBundle(task.bundle);
       if (task.type === "call") for (const tool of task.fastLane?.tools ?? []) receiveBundle(tool.bundle);
       cancels.received(id);
       core.tasksInFlight++;
-      queue = queue.then(() => run(id, task, receivedAt));
+      queue = queue.then(() => run(id, task, receivedAt, replyWithinMs));
     }
   });
   send({ corral: 1, type: "ready", pid: process.pid });

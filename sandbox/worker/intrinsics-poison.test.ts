@@ -36,7 +36,7 @@ const POISONED: [string, string][] = [
   ["Error", '"captureStackTrace"'], ["Object.prototype", '"toJSON"'],
 ];
 
-const SETTINGS = { maxWarmIsolates: 8, maxWarmHeapMb: 256, loadTimeoutMs: 2_000, defaultMemoryMb: 32, watchdogGraceMs: 500 };
+const SETTINGS = { maxWarmIsolates: 8, maxWarmHeapMb: 256, loadTimeoutMs: 2_000, defaultMemoryMb: 32 };
 const LIMITS = { timeoutMs: 2_000, memoryMb: 32, maxOutputBytes: 64 * 1024, maxDepth: 16 };
 
 const POISON = (target: string, key: string) => `{

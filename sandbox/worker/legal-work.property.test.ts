@@ -13,7 +13,7 @@ import type { CallReply } from "../protocol.js";
 import { WorkerCore } from "./worker-core.js";
 
 const MEMORY_MB = 32;
-const SETTINGS = { maxWarmIsolates: 4, maxWarmHeapMb: 256, loadTimeoutMs: 2_000, defaultMemoryMb: MEMORY_MB, watchdogGraceMs: 500 };
+const SETTINGS = { maxWarmIsolates: 4, maxWarmHeapMb: 256, loadTimeoutMs: 2_000, defaultMemoryMb: MEMORY_MB };
 const LIMITS = { timeoutMs: 4_000, memoryMb: MEMORY_MB, maxOutputBytes: 64 * 1024, maxDepth: 16 };
 
 /** One step of legal work; each stays within the limits however many run. */

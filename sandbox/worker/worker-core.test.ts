@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import type { CallReply, CallTask, DescribeReply, Task } from "../protocol.js";
 import { WorkerCore } from "./worker-core.js";
 
-const SETTINGS = { maxWarmIsolates: 4, maxWarmHeapMb: 256, loadTimeoutMs: 1_000, defaultMemoryMb: 32, watchdogGraceMs: 500 };
+const SETTINGS = { maxWarmIsolates: 4, maxWarmHeapMb: 256, loadTimeoutMs: 1_000, defaultMemoryMb: 32 };
 const LIMITS = { timeoutMs: 500, memoryMb: 32, maxOutputBytes: 64 * 1024, maxDepth: 16 };
 
 function bundleOf(code: string, source = "agent:test") {

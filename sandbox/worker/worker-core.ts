@@ -31,8 +31,6 @@ export const WorkerSettings = z.strictObject({
   loadTimeoutMs: z.number().int().positive(),
   /** The memory limit most tools get: the blank isolate kept ready has it. */
   defaultMemoryMb: z.number().int().min(8),
-  /** How long past a call's limit the host waits before it kills this worker (see holdBack). */
-  watchdogGraceMs: z.number().int().min(0),
 });
 export type WorkerSettings = z.infer<typeof WorkerSettings>;
 

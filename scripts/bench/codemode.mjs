@@ -42,7 +42,7 @@ async function createInProcessLane(tempDir, calls) {
   const { HOST_DEFAULTS: d } = await import(distUrl("src/index.js"));
   const compiled = await compileWordCount(join(tempDir, "lane-cache"));
   const bundle = { hash: compiled.hash, filename: "agent:bench", code: compiled.code ?? readFileSync(compiled.path, "utf8") };
-  const core = new WorkerCore({ maxWarmIsolates: 8, maxWarmHeapMb: 256, loadTimeoutMs: d.loadTimeoutMs, defaultMemoryMb: d.defaultMemoryMb, watchdogGraceMs: d.watchdogGraceMs });
+  const core = new WorkerCore({ maxWarmIsolates: 8, maxWarmHeapMb: 256, loadTimeoutMs: d.loadTimeoutMs, defaultMemoryMb: d.defaultMemoryMb });
   const limits = { timeoutMs: d.defaultTimeoutMs, memoryMb: d.defaultMemoryMb, maxOutputBytes: d.maxOutputBytes, maxDepth: d.maxDepth };
   const script = await scriptModule(`for (let i = 0; i < ${calls}; i++) await tools.word_count(${WORD_COUNT_INPUT_JSON}); return 1;`, "code:bench");
   const queue = new NestedQueue();

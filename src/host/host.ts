@@ -94,7 +94,6 @@ class CorralHost implements Host {
         maxWarmHeapMb: options.maxWarmHeapMb,
         loadTimeoutMs: options.loadTimeoutMs,
         defaultMemoryMb: options.defaultMemoryMb,
-        watchdogGraceMs: options.watchdogGraceMs,
       },
       logger: this.#logger,
       onWorkerRestart: () => this.#telemetry.workerRestarted(),

@@ -49,7 +49,7 @@ export type SandboxPoolOptions = {
   quickPipelineDepth: number;
   watchdogGraceMs: number;
   workerMemorySlackMb: number;
-  worker: { maxWarmIsolates: number; maxWarmHeapMb: number; loadTimeoutMs: number; defaultMemoryMb: number; watchdogGraceMs: number };
+  worker: { maxWarmIsolates: number; maxWarmHeapMb: number; loadTimeoutMs: number; defaultMemoryMb: number };
   logger: Logger;
   /** Performs tools' capability requests (fetch, ctx.fs, ctx.state); without it they go unanswered. */
   capabilities?: CapabilityHandler;

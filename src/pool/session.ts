@@ -28,6 +28,7 @@ import type Tinypool from "tinypool";
 import { WorkerMessage, type CallReply, type CallTask, type FastLane, type FastRecord, type NestedMessage, type Reply, type ReplyEntry, type Task, type TaskEntry } from "../../sandbox/protocol.js";
 import { CapabilityRequestMessage, isCapabilityRequestMessage, type CapabilityPauseMessage, type CapabilityReplyMessage } from "../../sandbox/shared/capability-messages.js";
 import { BundleWindow } from "../../sandbox/shared/bundle-window.js";
+import { HOLD_BACK_GRACE_SHARE } from "../../sandbox/shared/tuning.js";
 import { MemoryWatch, type Charge } from "./memory-watch.js";
 import { WorkerProcess } from "./worker-process.js";
 import { outcomeOfDeath, scriptOutcome, type PoolFailureKind, type PoolOutcome, type StopReason } from "./death-outcome.js";
@@ -134,7 +135,8 @@ export class WorkerSession {
   dispatch(pending: PendingTask): void {
     if (!this.ready || this.#send === undefined) throw new Error("corral: dispatch to a session that is not ready");
     this.#fifo.push(pending);
-    this.#outbox.push({ id: pending.id, task: pending.task });
+    // How long the worker may hold the reply back: the host's rule, sent with the task (the worker keeps no copy of it).
+    this.#outbox.push({ id: pending.id, task: pending.task, replyWithinMs: pending.task.limits.timeoutMs + this.#options.watchdogGraceMs * HOLD_BACK_GRACE_SHARE });
     if (this.#outbox.length === 1) queueMicrotask(() => this.#flush());
     if (this.#fifo.length === 1) this.#startHead();
   }
@@ -161,7 +163,7 @@ export class WorkerSession {
       const lane: FastLane = { ...task.fastLane, tools };
       wired.fastLane = lane;
     }
-    return { id: entry.id, task: wired };
+    return { ...entry, task: wired };
   }
 
   #bundleOnTheWire<B extends Task["bundle"]>(bundle: B): B {
