@@ -257,22 +257,21 @@ export class WorkerCore {
     // The outermost call running (a Code Mode script, when nested calls come): its timers are held while they run.
     const outermost = this.#running === undefined;
     if (outermost) this.#running = isolate;
+    const over = () => {
+      if (outermost) this.#running = undefined;
+    };
     let run: RunResult | Promise<RunResult>;
     try {
       run = isolate.invokeNow(task.tool, task.inputJson, task.callId, task.limits);
     } catch (error) {
-      if (outermost) this.#running = undefined;
+      over();
       throw error;
     }
     if (!(run instanceof Promise)) {
-      if (outermost) this.#running = undefined;
+      over();
       return this.#called(task, isolate, warm, run);
     }
-    return run
-      .finally(() => {
-        if (outermost) this.#running = undefined;
-      })
-      .then((done) => this.#called(task, isolate, warm, done));
+    return run.finally(over).then((done) => this.#called(task, isolate, warm, done));
   }
 
   #called(task: CallTask, isolate: ToolIsolate, warm: boolean, run: RunResult): CallReply {

@@ -17,7 +17,8 @@
  * Each task is held to its own allowance over the growth that happened while
  * it ran: a script's over the time it ran itself, its nested call's over the
  * nested call's run. While a nested call runs the worker holds the script's
- * timers (sandbox/worker/script-hold.ts), so growth then is the nested call's.
+ * timers (sandbox/worker/nested-queue.ts, WorkerCore.holdScriptTimers), so growth
+ * then is the nested call's.
  * Every stop is thus charged to a task that grew past its own allowance;
  * growth that is no task's own (what earlier tasks left, a kept isolate)
  * sits in the baseline and is never charged.

@@ -156,13 +156,14 @@ export class WorkerSession {
    */
   #onTheWire(entry: TaskEntry): TaskEntry {
     const { task } = entry;
-    const wired = { ...task, bundle: this.#bundleOnTheWire(task.bundle) } as Task;
-    if (task.type === "call" && task.fastLane !== undefined && wired.type === "call") {
-      // A fast lane's bundles go by the same window.
-      const tools = task.fastLane.tools.map((tool) => ({ ...tool, bundle: this.#bundleOnTheWire(tool.bundle) }));
-      const lane: FastLane = { ...task.fastLane, tools };
-      wired.fastLane = lane;
-    }
+    const bundle = this.#bundleOnTheWire(task.bundle);
+    // A fast lane's bundles go by the same window.
+    const lane: FastLane | undefined =
+      task.type === "call" && task.fastLane !== undefined ? { ...task.fastLane, tools: task.fastLane.tools.map((tool) => ({ ...tool, bundle: this.#bundleOnTheWire(tool.bundle) })) } : undefined;
+    // A warm call's task leaves as it is: nothing to strip, nothing copied.
+    if (bundle === task.bundle && lane === undefined) return entry;
+    const wired = { ...task, bundle } as Task;
+    if (lane !== undefined && wired.type === "call") wired.fastLane = lane;
     return { ...entry, task: wired };
   }
 
