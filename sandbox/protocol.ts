@@ -106,6 +106,11 @@ export const FastLane = z.strictObject({
   maxCalls: z.number().int().positive(),
   maxInFlight: z.number().int().positive(),
   caps: ChannelCaps,
+  /**
+   * The file the worker writes the lane's journal to (sandbox/shared/lane-journal.ts):
+   * made by the session that sends the task (src/pool/lane-journal.ts). Without it nothing runs on the lane.
+   */
+  journal: z.string().min(1).optional(),
 });
 export type FastLane = z.infer<typeof FastLane>;
 
@@ -287,23 +292,6 @@ export type ReplyEntry = z.infer<typeof ReplyEntry>;
 export const TaskPhase = z.enum(["load", "run"]);
 export type TaskPhase = z.infer<typeof TaskPhase>;
 
-/** Worker → host: first `ready` (with the pid the watchdog watches), then replies, in task order. */
-export const WorkerMessage = z.discriminatedUnion("type", [
-  z.strictObject({ corral: z.literal(1), type: z.literal("ready"), pid: z.number().int().positive() }),
-  z.strictObject({ corral: z.literal(1), type: z.literal("phase"), id: z.number().int().nonnegative(), phase: TaskPhase }),
-  z.strictObject({ corral: z.literal(1), type: z.literal("replies"), replies: z.array(ReplyEntry).min(1) }),
-  /** The answer to a NestedMessage of the same id (sent at once, never held back). */
-  z.strictObject({ corral: z.literal(1), type: z.literal("nested"), id: z.number().int().nonnegative(), reply: CallReply }),
-  /**
-   * A script's lane call starts (sandbox/worker/fast-lane.ts): written before the worker enters the tool,
-   * so the host times it and charges a death to it. `callId` is the script's, `id` the lane call's, `tool` its index in the lane.
-   */
-  z.strictObject({ corral: z.literal(1), type: z.literal("lane"), callId: z.string(), id: z.string(), tool: z.number().int().nonnegative() }),
-  /** The records of a script's lane calls, in call order: each written as its call ends, before the script hears the answer. */
-  z.strictObject({ corral: z.literal(1), type: z.literal("fast"), callId: z.string(), records: z.array(z.lazy(() => FastRecord)).min(1) }),
-]);
-export type WorkerMessage = z.infer<typeof WorkerMessage>;
-
 /**
  * One fast nested call, as the host's ledger, events and the script's
  * `details.calls` need it: `tool` indexes the lane's tools; `reply` is the
@@ -319,6 +307,25 @@ export const FastRecord = z.strictObject({
   refused: z.strictObject({ name: z.string(), kind: OutcomeKind, message: z.string() }).optional(),
 });
 export type FastRecord = z.infer<typeof FastRecord>;
+
+/** Records of a script's lane calls, in call order (or a refusal, which ran nothing): a line of the lane's journal (sandbox/shared/lane-journal.ts). */
+export const LaneRecords = z.strictObject({ corral: z.literal(1), type: z.literal("fast"), callId: z.string(), records: z.array(FastRecord).min(1) });
+export type LaneRecords = z.infer<typeof LaneRecords>;
+
+/** Worker → host: first `ready` (with the pid the watchdog watches), then replies, in task order. */
+export const WorkerMessage = z.discriminatedUnion("type", [
+  z.strictObject({ corral: z.literal(1), type: z.literal("ready"), pid: z.number().int().positive() }),
+  z.strictObject({ corral: z.literal(1), type: z.literal("phase"), id: z.number().int().nonnegative(), phase: TaskPhase }),
+  z.strictObject({ corral: z.literal(1), type: z.literal("replies"), replies: z.array(ReplyEntry).min(1) }),
+  /** The answer to a NestedMessage of the same id (sent at once, never held back). */
+  z.strictObject({ corral: z.literal(1), type: z.literal("nested"), id: z.number().int().nonnegative(), reply: CallReply }),
+  /** A lane record the worker could not write to its journal (sandbox/shared/lane-journal.ts): sent here instead, after every line it did write. */
+  LaneRecords,
+  /** Read the running task's lane journal now: a lane call that may take a while started or ended (sandbox/worker/fast-lane.ts). */
+  z.strictObject({ corral: z.literal(1), type: z.literal("journal") }),
+]);
+export type WorkerMessage = z.infer<typeof WorkerMessage>;
+
 
 // ---------------------------------------------------------------------------
 // The guest envelope: what the guest runtime writes as JSON text.

@@ -218,3 +218,23 @@ export const CHANGE_COUNTER_MAX_AGE_MS = 1;
 
 /** The quarantine view reads every state again this often when no call comes, for `declarations()`. No bench row measures this yet. */
 export const QUARANTINE_REFRESH_MS = 5_000;
+
+// ── Code Mode's fast lane ────────────────────────────────────────────────
+
+/**
+ * A lane journal's part grows to about this many bytes before the worker
+ * goes on in the next (sandbox/shared/lane-journal.ts), and the host
+ * removes the part it has read: what a long script's journal holds in
+ * memory at once. Higher means fewer files; lower, less memory held. No
+ * bench row measures this yet (the Code Mode row's script writes about
+ * 0.4 MB).
+ */
+export const JOURNAL_PART_BYTES = 1024 * 1024;
+
+/**
+ * While a script with a fast lane runs, the host reads its journal at least
+ * this often (it reads it before every message of the worker too): how late
+ * the host may start timing a lane call (its watchdog allows load + limit +
+ * grace from then) and learn of its record. No bench row measures this yet.
+ */
+export const JOURNAL_READ_MS = 10;

@@ -45,7 +45,11 @@ export function answerNow(callId: string, seq: number, requestJson: string): str
 export function sendCapabilityRequest(callId: string, seq: number, requestJson: string, given: CapabilityCall): void {
   const relay = local.get(callId);
   const call = relay === undefined ? given : relay.relay(seq, requestJson, given);
-  if (call === undefined) return;
+  if (call !== undefined) askHost(callId, seq, requestJson, call);
+}
+
+/** Sends the request to the host; its answer goes to `call`. */
+export function askHost(callId: string, seq: number, requestJson: string, call: CapabilityCall): void {
   waiting.set(callId, call);
   const message: CapabilityRequestMessage = { corral: 1, type: "capability", callId, seq, requestJson };
   process.send?.(message);

@@ -27,6 +27,7 @@ import {
   type ReplyEntry,
   type Reply,
   type Task,
+  type LaneRecords,
   type WorkerMessage,
 } from "../protocol.js";
 import { QUICK_CALL_MS } from "../shared/tuning.js";
@@ -36,7 +37,7 @@ import { failed, WorkerCore, WorkerSettings } from "./worker-core.js";
 import { receiveCapabilityReply } from "./capability-relay.js";
 import { FastLane } from "./fast-lane.js";
 import { NestedQueue } from "./nested-queue.js";
-import { sendWritten } from "./lane-channel.js";
+import { openJournal } from "./journal-writer.js";
 
 export { WorkerSettings } from "./worker-core.js";
 
@@ -71,6 +72,14 @@ function skipped(task: Task): Reply {
 
 function send(message: WorkerMessage): void {
   process.send?.(message);
+}
+
+/** A fast lane's records its journal did not take: sent, settled once written to the channel (or once the write failed: the host is gone). */
+function sendRecords(message: LaneRecords): Promise<void> {
+  return new Promise((resolve) => {
+    if (process.send === undefined) resolve();
+    else process.send(message, undefined, undefined, () => resolve());
+  });
 }
 
 /** Replies not yet written, in task order. */
@@ -143,7 +152,7 @@ export default function serve(raw: unknown): Promise<never> {
     if (!skip && !holdBack(task)) flush();
     const started = performance.now();
     // A Code Mode script's pre-authorized tools run here without asking the host per call.
-    const lane = !skip && task.type === "call" && task.fastLane !== undefined ? new FastLane(task.callId, task.fastLane, { core, queue: nestedQueue, send: sendWritten }) : undefined;
+    const lane = !skip && task.type === "call" && task.fastLane !== undefined ? new FastLane(task.callId, task.fastLane, { core, queue: nestedQueue, journal: openJournal(task.fastLane.journal), sendRecords, wake: () => send({ corral: 1, type: "journal" }) }) : undefined;
     const reply = skip ? skipped(task) : await core.handle(task, (phase) => {
       // The host times the load by the load limit: what is held leaves first.
       if (phase === "load") flush();

@@ -8,34 +8,55 @@
  * ```
  * script: await tools.x(input) ─▶ __corral_capability (synchronous) ─▶ here
  *   #now, inside the script's entry: x on the lane, its source not struck, its
- *     isolate warm here and its last call quick, nothing queued or unwritten, counts left
- *     ─▶ {type: "lane", id, tool} written ─▶ core.callNow (x's isolate, x's limits,
- *        the script's scope) ─▶ {type: "fast", record} written ─▶ the answer, in the same entry
+ *     isolate warm here and its last call quick, nothing queued, counts left
+ *     ─▶ journal: {type: "lane", id, tool} ─▶ core.callNow (x's isolate, x's limits,
+ *        the script's scope) ─▶ journal: {type: "fast", record} ─▶ the answer, in the same entry
  *   #relay, after the entry: every other request
  *     counts (maxCalls, maxInFlight: every tool call of the script passes here)
  *     x on the lane ─▶ nested queue: "lane", core.handle (loads a cold x), record ─▶ answer
- *     otherwise ─▶ the request goes to the host (after every record: same channel, in order)
+ *     otherwise ─▶ the request goes to the host
  * ```
  * The rule the ledger needs: no answer reaches the script before its call's
- * record is written to the channel, and no lane call starts before its
- * "lane" message is. Written means in the kernel's socket buffer, which
- * outlives this process: `send` says whether a message got there at once
- * (lane-channel.ts); one that waits in this process's write queue would die
- * with it, so the answer (or the call) waits, outside the entry, until it
- * is out. This process only carries the host's verdicts: it never decides
- * a quarantine, an effect or a gate.
+ * record is written, and no lane call starts before its "lane" line is.
+ * Written means in the lane's journal (sandbox/shared/lane-journal.ts): in
+ * the kernel once `writeSync` returns, so it outlives this process, and read
+ * by the host before anything this process sends after it (a request the
+ * host judges sees every record and strike before it). Should the journal
+ * fail (no space left), the lane stops: its later calls go to the host, and
+ * a record already made goes to the host as a message, the answer waiting
+ * until it is written. A call that may run a while (one in the queue: cold,
+ * or its last call slow; one that waits) also wakes the host as it starts
+ * and ends, so that the host's clocks and memory watch hear of it at once
+ * rather than at their next read of the journal (JOURNAL_READ_MS). This
+ * process only carries the host's verdicts: it never decides a quarantine,
+ * an effect or a gate.
  */
-import { STRIKE_KINDS, type CallReply, type CallTask, type FastLane as FastLaneSpec, type FastRecord, type WorkerMessage } from "../protocol.js";
+import { STRIKE_KINDS, type CallReply, type CallTask, type FastLane as FastLaneSpec, type FastRecord, type LaneRecords } from "../protocol.js";
 import type { ToolAnswer } from "../shared/codemode-messages.js";
 import { readEnvelope } from "../shared/envelope.js";
-import { endLocalRelay, setLocalRelay, type CapabilityCall } from "./capability-relay.js";
+import type { LaneStart } from "../shared/lane-journal.js";
+import { askHost, endLocalRelay, setLocalRelay, type CapabilityCall } from "./capability-relay.js";
 import type { NestedQueue } from "./nested-queue.js";
 import type { WorkerCore } from "./worker-core.js";
 
-/** `send`: undefined when the message is written to the channel; a promise when it waits in this process, settled once written. */
-export type FastLaneDeps = { core: WorkerCore; queue: NestedQueue; send(message: WorkerMessage): Promise<void> | undefined };
+/**
+ * `journal`: writes a line of the lane's journal, or throws (nothing may be
+ * taken as written then). `sendRecords`: the fallback once it threw, a
+ * message to the host that settles once it is written to the channel.
+ */
+export type FastLaneDeps = {
+  core: WorkerCore;
+  queue: NestedQueue;
+  journal: { write(line: LaneStart | LaneRecords): void; close(): void };
+  sendRecords(message: LaneRecords): Promise<void>;
+  /** Tells the host to read the journal now (a message with nothing in it). */
+  wake(): void;
+};
 
 type Answered = { answer: ToolAnswer; written: Promise<void> | undefined };
+
+/** A script's request, kept while its lane call waits in the queue. */
+type Asked = { seq: number; requestJson: string; call: CapabilityCall };
 
 export class FastLane {
   readonly #scriptCallId: string;
@@ -44,8 +65,8 @@ export class FastLane {
   readonly #byName = new Map<string, number>();
   /** Sources that took a strike during this script: their calls go to the host. */
   readonly #struck = new Set<string>();
-  /** Set while a message of this lane waits in this process's write queue: nothing runs in the entry meanwhile. */
-  #unwritten: Promise<void> | undefined;
+  /** The journal failed a write: nothing more runs on the lane. */
+  #broken = false;
   #calls = 0;
   #inFlight = 0;
   #next = 0;
@@ -64,32 +85,31 @@ export class FastLane {
     if (this.#closed) return;
     this.#closed = true;
     endLocalRelay(this.#scriptCallId);
+    this.#deps.journal.close();
   }
 
   /**
    * Inside the script's entry: a call of a lane tool whose isolate is warm
    * here and whose last call was quick runs now, in that entry (the tool's
-   * own isolate and limits), when no other nested call is queued and no
-   * message waits unwritten. Anything else is left to #relay, after the entry.
+   * own isolate and limits), when no other nested call is queued. Anything
+   * else is left to #relay, after the entry.
    */
   #now(requestJson: string): string | Promise<string> | undefined {
-    if (this.#closed || this.#unwritten !== undefined || this.#deps.queue.pending > 0) return undefined;
+    if (this.#closed || this.#broken || this.#deps.queue.pending > 0) return undefined;
     const request = toolRequest(requestJson);
     if (request === undefined || this.#calls >= this.#spec.maxCalls || this.#inFlight >= this.#spec.maxInFlight) return undefined;
     const index = this.#laneIndex(request.name);
     if (index === undefined) return undefined;
     const task = this.#task(index, request.inputJson);
     const { core } = this.#deps;
-    if (!core.expectedQuick(task)) {
+    // Not run here: left to #relay, which the host may answer (the lane call's id is not spent).
+    if (!core.expectedQuick(task) || !this.#started(index, task)) {
       this.#next--;
       return undefined;
     }
     this.#calls++;
     this.#inFlight++;
     const started = performance.now();
-    const announced = this.#send({ corral: 1, type: "lane", callId: this.#scriptCallId, id: task.callId, tool: index });
-    // The host cannot time a call whose "lane" message may die with this process: it runs after, in the queue.
-    if (announced !== undefined) return this.#queued(index, task, started, announced).then(answerText);
     core.tasksInFlight++;
     let reply: CallReply | Promise<CallReply> | undefined;
     try {
@@ -97,14 +117,15 @@ export class FastLane {
     } finally {
       if (!(reply instanceof Promise)) core.tasksInFlight--;
     }
-    // Evicted since the check (nothing ran): announced already, so it loads in the queue.
-    if (reply === undefined) return this.#queued(index, task, started, undefined).then(answerText);
+    // Evicted since the check (nothing ran): its "lane" line is written, so it loads in the queue.
+    if (reply === undefined) return this.#queued(index, task, started).then(answerText);
     if (reply instanceof Promise) {
       // The tool waits after all: later nested calls queue behind it.
       const waiting = reply;
+      this.#deps.wake();
       return this.#deps.queue.run(async () => {
         const done = await waiting.finally(() => core.tasksInFlight--);
-        return this.#whenWritten(this.#done(index, task, started, done));
+        return this.#whenWritten(this.#done(index, task, started, done, true));
       }).then(answerText);
     }
     const done = this.#done(index, task, started, reply);
@@ -120,10 +141,12 @@ export class FastLane {
     if (this.#inFlight >= maxInFlight) return this.#refuse(seq, call, request.name, `this script has ${maxInFlight} tool calls waiting already (codeMode.maxInFlight)`);
     this.#calls++;
     const index = this.#laneIndex(request.name);
-    if (index === undefined) return this.#toHost(call);
+    if (index === undefined || this.#broken) return this.#toHost(call);
     this.#inFlight++;
     const task = this.#task(index, request.inputJson);
-    void this.#queued(index, task, performance.now(), "unsent").then((value) => answer(call, seq, value));
+    void this.#queued(index, task, performance.now(), { seq, requestJson, call }).then((value) => {
+      if (value !== undefined) answer(call, seq, value);
+    });
     return undefined;
   }
 
@@ -132,6 +155,17 @@ export class FastLane {
     const index = this.#byName.get(name);
     const tool = index === undefined ? undefined : this.#spec.tools[index];
     return tool === undefined || this.#struck.has(tool.source) ? undefined : index;
+  }
+
+  /** Writes the "lane" line of a call about to start; false (and the lane stops) if the journal failed. */
+  #started(index: number, task: CallTask): boolean {
+    try {
+      this.#deps.journal.write({ corral: 1, type: "lane", callId: this.#scriptCallId, id: task.callId, tool: index });
+      return true;
+    } catch {
+      this.#broken = true;
+      return false;
+    }
   }
 
   /** A tool call for the host to judge: every record went before it on the same channel, so it judges with every count and strike. */
@@ -149,8 +183,8 @@ export class FastLane {
   }
 
   #refuse(seq: number, call: CapabilityCall, name: string, message: string): undefined {
-    this.#send({ corral: 1, type: "fast", callId: this.#scriptCallId, records: [{ callId: `${this.#scriptCallId}/refused`, ms: 0, refused: { name: name.slice(0, 64), kind: "busy", message } }] });
-    answer(call, seq, { ok: false, kind: "busy", message });
+    const written = this.#record({ corral: 1, type: "fast", callId: this.#scriptCallId, records: [{ callId: `${this.#scriptCallId}/refused`, ms: 0, refused: { name: name.slice(0, 64), kind: "busy", message } }] });
+    void Promise.resolve(written).then(() => answer(call, seq, { ok: false, kind: "busy", message }));
     return undefined;
   }
 
@@ -163,16 +197,21 @@ export class FastLane {
 
   /**
    * A lane call in the nested queue, answered after the entry: one that may
-   * be slow or cold, came while another was queued, or found a message
-   * unwritten. `announced`: its "lane" message, if sent already (a promise
-   * while it waits unwritten), or "unsent".
+   * be slow or cold, or came while another was queued. `asked`: the
+   * script's request, for one whose "lane" line is not written yet (sent to
+   * the host instead, answering undefined here, should the journal fail).
    */
-  #queued(index: number, task: CallTask, started: number, announced: Promise<void> | undefined | "unsent"): Promise<ToolAnswer> {
+  #queued(index: number, task: CallTask, started: number): Promise<ToolAnswer>;
+  #queued(index: number, task: CallTask, started: number, asked: Asked): Promise<ToolAnswer | undefined>;
+  #queued(index: number, task: CallTask, started: number, asked?: Asked): Promise<ToolAnswer | undefined> {
     const { core } = this.#deps;
     return this.#deps.queue.run(async () => {
-      await this.#unwritten;
-      const lane: WorkerMessage = { corral: 1, type: "lane", callId: this.#scriptCallId, id: task.callId, tool: index };
-      await (announced === "unsent" ? this.#send(lane) : announced);
+      if (asked !== undefined && !this.#started(index, task)) {
+        this.#inFlight--;
+        askHost(this.#scriptCallId, asked.seq, asked.requestJson, this.#toHost(asked.call));
+        return undefined;
+      }
+      this.#deps.wake();
       core.tasksInFlight++;
       let reply: CallReply;
       try {
@@ -180,16 +219,18 @@ export class FastLane {
       } finally {
         core.tasksInFlight--;
       }
-      return this.#whenWritten(this.#done(index, task, started, reply));
+      return this.#whenWritten(this.#done(index, task, started, reply, true));
     });
   }
 
-  /** A lane call ended: its record goes to the host now, and a strike takes its source off the lane. */
-  #done(index: number, task: CallTask, started: number, reply: CallReply): Answered {
+  /** A lane call ended: its record is written now (and the host woken, if it was as the call started), and a strike takes its source off the lane. */
+  #done(index: number, task: CallTask, started: number, reply: CallReply, woke = false): Answered {
     this.#inFlight--;
     const answered = answerOf(reply, this.#spec);
     const record: FastRecord = { tool: index, callId: task.callId, ms: performance.now() - started, reply };
-    const written = this.#send({ corral: 1, type: "fast", callId: this.#scriptCallId, records: [record] });
+    const written = this.#record({ corral: 1, type: "fast", callId: this.#scriptCallId, records: [record] });
+    // The host heard this call start: it hears it end as soon.
+    if (woke) this.#deps.wake();
     const source = this.#spec.tools[index]?.source;
     // The host decides what the strike means (a quarantine?) before this source runs here again: never, in this script.
     if (!answered.ok && source !== undefined && STRIKE_KINDS.has(answered.kind as CallReply["kind"])) this.#struck.add(source);
@@ -201,15 +242,17 @@ export class FastLane {
     return done.answer;
   }
 
-  /** Sends a message; while one waits unwritten, the next lane call does not run inside the entry. */
-  #send(message: WorkerMessage): Promise<void> | undefined {
-    const written = this.#deps.send(message);
-    if (written === undefined) return undefined;
-    const settled = written.finally(() => {
-      if (this.#unwritten === settled) this.#unwritten = undefined;
-    });
-    this.#unwritten = settled;
-    return settled;
+  /** Writes records to the journal (undefined: written), or, once it failed, sends them to the host (settles once written). */
+  #record(records: LaneRecords): Promise<void> | undefined {
+    if (!this.#broken) {
+      try {
+        this.#deps.journal.write(records);
+        return undefined;
+      } catch {
+        this.#broken = true;
+      }
+    }
+    return this.#deps.sendRecords(records);
   }
 }
 

@@ -2,15 +2,16 @@
 // in the script's worker, pre-authorized: the fast lane) one after another;
 // beside it, in the same run, ToolIsolate.invoke of the same tool in this
 // process (the floor a call inside the worker cannot beat), the same fast
-// lane driven in this process (WorkerCore + FastLane, no IPC: what one
-// script → worker → tool → worker → script hop costs with isolated-vm), and
+// lane driven in this process (WorkerCore + FastLane and its journal, no
+// IPC: what one script → worker → tool → worker → script hop costs with
+// isolated-vm), and
 // one ordinary host.call.
 //
 // The guest's clock has 1 ms resolution, so the script times blocks of
 // BLOCK calls and a nested call's p50 is the median of the blocks' means.
 //
 //   node --no-node-snapshot scripts/bench/codemode.mjs   (after npm run build; prints JSON)
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { callOk, createInProcessToolIsolate, createWarmCorral } from "./contenders.mjs";
@@ -32,12 +33,13 @@ return blocks;`;
 
 /**
  * The fast lane in this process: a script isolate and word_count's isolate in
- * one WorkerCore, its messages ("lane", records) handed to a no-op. Answers the script's wall time per nested call (ms).
+ * one WorkerCore, its journal written to a file as in a worker. Answers the script's wall time per nested call (ms).
  */
 async function createInProcessLane(tempDir, calls) {
   const { WorkerCore } = await import(distUrl("sandbox/worker/worker-core.js"));
   const { FastLane } = await import(distUrl("sandbox/worker/fast-lane.js"));
   const { NestedQueue } = await import(distUrl("sandbox/worker/nested-queue.js"));
+  const { openJournal } = await import(distUrl("sandbox/worker/journal-writer.js"));
   const { scriptModule } = await import(distUrl("src/codemode/script-module.js"));
   const { HOST_DEFAULTS: d } = await import(distUrl("src/index.js"));
   const compiled = await compileWordCount(join(tempDir, "lane-cache"));
@@ -52,12 +54,15 @@ async function createInProcessLane(tempDir, calls) {
     run: async () => {
       const callId = `lane-${n++}`;
       const lane = { tools: [{ name: "word_count", source: "agent:bench", bundle, limits }], maxCalls: calls, maxInFlight: 1, caps };
-      const fast = new FastLane(callId, lane, { core, queue, send: () => undefined });
+      const journal = join(tempDir, `${callId}.jsonl`);
+      writeFileSync(journal, "");
+      const fast = new FastLane(callId, lane, { core, queue, journal: openJournal(journal), sendRecords: () => Promise.resolve(), wake: () => undefined });
       const task = { type: "call", callId, bundle: script.bundle, tool: "run_code", inputJson: JSON.stringify({ tools: ["word_count"], maxCalls: calls, maxInFlight: 1 }), limits: { ...limits, timeoutMs: 60_000 }, fresh: true };
       const started = performance.now();
       const reply = await core.handle(task);
       await queue.idle();
       fast.close();
+      rmSync(journal, { force: true });
       if (reply.kind !== "ok") throw new Error(`bench: the in-process lane's script answered ${JSON.stringify(reply)}`);
       return (performance.now() - started) / calls;
     },

@@ -71,6 +71,8 @@ export type MemoryWatchOptions = {
   slackMb: number;
   /** The worker is over: stop it, charged as said. Called once per task at most. */
   onOver(charge: Charge, residentBytes: number): void;
+  /** Runs before each sample: the session learns then which nested call runs (a lane's journal). */
+  beforeSample?(): void;
 };
 
 /** One worker's resident-memory watch. The session owns it and closes it when the worker ends. */
@@ -133,6 +135,7 @@ export class MemoryWatch {
   }
 
   #sample(): void {
+    this.#options.beforeSample?.();
     const residentBytes = this.#reader?.read();
     const baselineBytes = this.#baselineBytes;
     if (residentBytes === undefined || baselineBytes === undefined) return;

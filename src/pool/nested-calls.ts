@@ -16,15 +16,20 @@
  * run(task) ─▶ FIFO ─▶ {nested: {id, task}} ─▶ worker runs it (tool's limits)
  *   oldest: watchdog (load + limit + grace) ─▶ kill, culprit = this call
  *   {type: "nested", id, reply} ─▶ settles the oldest ─▶ next one is timed
- * lane call: {type: "lane", id, tool} ─▶ laneStarted: timed the same way from then
- *   its record {type: "fast"} ─▶ laneEnded ─▶ the next one is timed
+ * lane call: its "lane" line in the journal ─▶ laneStarted: timed the same way from then
+ *   its record ─▶ laneEnded ─▶ the next one is timed
  * session ends ─▶ the culprit gets the death's outcome, the rest `cancelled`
  * ```
  * A lane call (sandbox/worker/fast-lane.ts) runs without the host's asking;
- * the worker says so before it enters the tool (its "lane" message is
- * written to the channel before the call starts), so no nested call runs
- * that the host cannot time, and a kill in one is charged to its tool here
- * too. The session owns one NestedCalls and ends it when the worker ends.
+ * the worker writes so to the lane's journal before it enters the tool
+ * (sandbox/shared/lane-journal.ts), which the session reads often, before
+ * every message of the worker and when the worker ends: no nested call runs
+ * that the host cannot time (from when it reads the line, at most
+ * JOURNAL_READ_MS late), and a kill in one is charged to its tool here too.
+ * Since the journal is read ahead of the channel, a host-routed call's
+ * answer may arrive while the host already knows of a lane call the worker
+ * started after it. The session owns one NestedCalls and ends it when the
+ * worker ends.
  */
 import type { CallLimits, CallReply, CallTask } from "../../sandbox/protocol.js";
 
@@ -59,9 +64,9 @@ export class NestedCalls {
   /** When the running nested call started (it became the oldest unanswered one, or the host heard it start). */
   #runningSince = 0;
   /**
-   * The lane call running in the worker, as its "lane" message said. The
-   * worker runs nested calls one at a time and its messages arrive in the
-   * order sent, so while one runs it is the running nested call (a
+   * The lane call running in the worker, as its "lane" line said. The
+   * worker runs nested calls one at a time and the journal's lines come in
+   * the order written, so while one runs it is the running nested call (a
    * host-routed one sent meanwhile waits behind it).
    */
   #fast: LaneCall | undefined;
@@ -100,8 +105,7 @@ export class NestedCalls {
   /** The worker's answer to nested call `id`: its task, or undefined if it is not the oldest (a broken worker). */
   replied(id: number, reply: CallReply): CallTask | undefined {
     const head = this.#fifo[0];
-    // While a lane call runs, no host-routed one can answer: it waits behind it in the worker.
-    if (head === undefined || head.id !== id || this.#fast !== undefined) return undefined;
+    if (head === undefined || head.id !== id) return undefined;
     this.#fifo.shift();
     head.settle({ ok: true, reply });
     this.#watchRunning();
@@ -109,7 +113,7 @@ export class NestedCalls {
   }
 
   /**
-   * The worker is about to enter a lane call (its "lane" message): timed
+   * The worker is about to enter a lane call (its "lane" line): timed
    * from now like a host-routed one from when it became the oldest: the
    * tool's load limit + its own limit + the grace. False when one runs
    * already (a broken worker: it runs one nested call at a time).
@@ -131,12 +135,29 @@ export class NestedCalls {
     return true;
   }
 
+  /**
+   * Runs `read` (the lines of a journal read at once): the memory watch
+   * hears only what runs after it, since the calls that started and ended
+   * between ran before it could read anything.
+   */
+  batch(read: () => void): void {
+    this.#batching = true;
+    try {
+      read();
+    } finally {
+      this.#batching = false;
+    }
+    if (!this.#ended) this.#options.running(this.running?.limits);
+  }
+
+  #batching = false;
+
   /** (Re)starts the host's clock for the nested call running now, if any. */
   #watchRunning(): void {
     clearTimeout(this.#watchdog);
     this.#watchdog = undefined;
     const running = this.running;
-    this.#options.running(running?.limits);
+    if (!this.#batching) this.#options.running(running?.limits);
     if (running === undefined) return;
     const { timeoutMs } = running.limits;
     // The worker may first have to load the tool's module (under the load limit): both parts are allowed.

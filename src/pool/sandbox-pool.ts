@@ -29,6 +29,7 @@ import { isolateKey, type Task, type WarmTask } from "../../sandbox/protocol.js"
 import { HostClosedError } from "../errors.js";
 import { AffinityRouter, type TaskKind } from "./affinity.js";
 import { STALL_MS } from "../../sandbox/shared/tuning.js";
+import { LaneJournals } from "./lane-journal.js";
 import { WorkerSession, type CapabilityHandler, type PendingTask, type PoolOutcome } from "./session.js";
 import type { FastRecord } from "../../sandbox/protocol.js";
 
@@ -72,6 +73,7 @@ export class SandboxPool {
   readonly #tinypool: Tinypool;
   readonly #options: SandboxPoolOptions;
   readonly #sessions = new Set<WorkerSession>();
+  readonly #journals = new LaneJournals();
   readonly #queue: Queued[] = [];
   readonly #router: AffinityRouter<WorkerSession>;
   /** Pumps again while tasks wait, so a home that stalls meanwhile lets them go elsewhere. */
@@ -122,6 +124,7 @@ export class SandboxPool {
         workerMemorySlackMb: this.#options.workerMemorySlackMb,
         loadTimeoutMs: this.#options.worker.loadTimeoutMs,
         logger: this.#options.logger,
+        journals: this.#journals,
       },
       {
         ready: (ready) => {
@@ -282,8 +285,12 @@ export class SandboxPool {
     this.#closed = true;
     clearTimeout(this.#stallCheck);
     this.#drainClosed();
-    for (const session of this.#sessions) session.kill("cancel", "the host was closed while the call ran");
+    const sessions = [...this.#sessions];
+    for (const session of sessions) session.kill("cancel", "the host was closed while the call ran");
     await this.#tinypool.destroy();
+    // The sessions read their journals as their workers end: removed once none is left.
+    await Promise.all(sessions.map((session) => session.closed));
+    this.#journals.close();
   }
 }
 

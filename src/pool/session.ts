@@ -28,12 +28,13 @@ import type Tinypool from "tinypool";
 import { WorkerMessage, type CallReply, type CallTask, type FastLane, type FastRecord, type NestedMessage, type Reply, type ReplyEntry, type Task, type TaskEntry } from "../../sandbox/protocol.js";
 import { CapabilityRequestMessage, isCapabilityRequestMessage, type CapabilityPauseMessage, type CapabilityReplyMessage } from "../../sandbox/shared/capability-messages.js";
 import { BundleWindow } from "../../sandbox/shared/bundle-window.js";
-import { HOLD_BACK_GRACE_SHARE } from "../../sandbox/shared/tuning.js";
+import { HOLD_BACK_GRACE_SHARE, JOURNAL_READ_MS } from "../../sandbox/shared/tuning.js";
 import { MemoryWatch, type Charge } from "./memory-watch.js";
 import { WorkerProcess } from "./worker-process.js";
 import { outcomeOfDeath, scriptOutcome, type PoolFailureKind, type PoolOutcome, type StopReason } from "./death-outcome.js";
 import { findTinypoolChild } from "./tinypool-child.js";
 import { NestedCalls, type NestedOutcome } from "./nested-calls.js";
+import { JournalError, type LaneJournal, type LaneJournals } from "./lane-journal.js";
 
 export type { FastCulprit, PoolFailureKind, PoolOutcome, StopReason } from "./death-outcome.js";
 
@@ -71,7 +72,7 @@ export type SessionHooks = {
   ended(session: WorkerSession, orphans: PendingTask[]): void;
 };
 
-export type SessionOptions = { watchdogGraceMs: number; workerMemorySlackMb: number; loadTimeoutMs: number; logger: Logger };
+export type SessionOptions = { watchdogGraceMs: number; workerMemorySlackMb: number; loadTimeoutMs: number; logger: Logger; journals: LaneJournals };
 
 export class WorkerSession {
   readonly #options: SessionOptions;
@@ -95,6 +96,14 @@ export class WorkerSession {
   #memory: MemoryWatch | undefined;
   #memoryCharge: Charge | undefined;
   readonly #nested: NestedCalls;
+  /** The fast lanes' journals of tasks sent (by task id), and the timer that reads the running one's. */
+  readonly #journals = new Map<number, LaneJournal>();
+  #journalTimer: NodeJS.Timeout | undefined;
+  #closed!: () => void;
+  /** Settles once the session is over and its journals are read and removed. */
+  readonly closed = new Promise<void>((resolve) => {
+    this.#closed = resolve;
+  });
 
   constructor(tinypool: Tinypool, options: SessionOptions, hooks: SessionHooks) {
     this.#tinypool = tinypool;
@@ -160,11 +169,24 @@ export class WorkerSession {
     // A fast lane's bundles go by the same window.
     const lane: FastLane | undefined =
       task.type === "call" && task.fastLane !== undefined ? { ...task.fastLane, tools: task.fastLane.tools.map((tool) => ({ ...tool, bundle: this.#bundleOnTheWire(tool.bundle) })) } : undefined;
+    if (lane !== undefined) this.#openJournal(entry.id, lane);
     // A warm call's task leaves as it is: nothing to strip, nothing copied.
     if (bundle === task.bundle && lane === undefined) return entry;
     const wired = { ...task, bundle } as Task;
     if (lane !== undefined && wired.type === "call") wired.fastLane = lane;
     return { ...entry, task: wired };
+  }
+
+  /** A journal for the lane of task `id` (without one, the worker runs nothing on the lane: every call goes to the host). */
+  #openJournal(id: number, lane: FastLane): void {
+    try {
+      const journal = this.#options.journals.open();
+      this.#journals.set(id, journal);
+      lane.journal = journal.path;
+    } catch (error) {
+      delete lane.journal;
+      this.#options.logger.warn({ err: error }, "no file could be made for a Code Mode script's fast lane: its tool calls go through the host");
+    }
   }
 
   #bundleOnTheWire<B extends Task["bundle"]>(bundle: B): B {
@@ -240,6 +262,8 @@ export class WorkerSession {
   }
 
   #onMessage(raw: unknown): void {
+    // Whatever the worker wrote to the running task's journal came before this message.
+    this.#readJournal();
     if (isCapabilityRequestMessage(raw)) {
       this.#onCapability(raw);
       return;
@@ -248,14 +272,20 @@ export class WorkerSession {
     if (!parsed.success) return;
     const message = parsed.data;
     // A worker that ended is read to the end (see #end) for its lane's messages only.
-    if (this.#ended && message.type !== "lane" && message.type !== "fast") return;
+    if (this.#ended && message.type !== "fast") return;
     if (message.type === "ready") {
       this.#worker = this.#adopt(message.pid);
       if (this.#worker === undefined) {
         this.kill("protocol", "the sandbox worker named a process that is not its own");
         return;
       }
-      this.#memory = new MemoryWatch({ pid: message.pid, slackMb: this.#options.workerMemorySlackMb, onOver: (charge, bytes) => this.#overMemory(charge, bytes) });
+      this.#memory = new MemoryWatch({
+        pid: message.pid,
+        slackMb: this.#options.workerMemorySlackMb,
+        // Which lane call runs, if one does, is known before the memory is read.
+        beforeSample: () => this.#readJournal(),
+        onOver: (charge, bytes) => this.#overMemory(charge, bytes),
+      });
       this.#worker.onFatalMemory(() =>
         this.kill("fatal_memory", "the tool exhausted V8's memory (its worker reported a fatal out-of-memory); the worker was killed"),
       );
@@ -272,10 +302,8 @@ export class WorkerSession {
       this.#hooks.nestedReplied?.(this, task, message.reply);
       return;
     }
-    if (message.type === "lane") {
-      this.#laneStarted(message.callId, message.id, message.tool);
-      return;
-    }
+    // Its lines are read already (above).
+    if (message.type === "journal") return;
     if (message.type === "fast") {
       this.#laneRecords(message.callId, message.records);
       return;
@@ -346,6 +374,7 @@ export class WorkerSession {
     if (head === undefined || head.id !== entry.id) return false;
     this.#fifo.shift();
     this.#clearHeadTimers();
+    this.#closeJournal(head.id);
     this.#memory?.ended(entry.reply.type === "call" ? entry.reply.metrics.wallMs : undefined);
     head.settle({ ok: true, reply: entry.reply });
     return true;
@@ -363,6 +392,41 @@ export class WorkerSession {
     const { timeoutMs, memoryMb } = head.limits;
     this.#watch(timeoutMs, "run");
     this.#memory?.start(memoryMb);
+    if (this.#journals.has(head.id)) {
+      this.#journalTimer = setInterval(() => this.#readJournal(), JOURNAL_READ_MS);
+      this.#journalTimer.unref();
+    }
+  }
+
+  /** Reads the running task's journal: its lane calls that started and ended since the last read, in order. */
+  #readJournal(): void {
+    const head = this.#fifo[0];
+    const journal = head === undefined ? undefined : this.#journals.get(head.id);
+    if (journal === undefined) return;
+    let lines;
+    try {
+      lines = journal.read();
+    } catch (error) {
+      this.#closeJournal(head?.id);
+      if (!(error instanceof JournalError)) throw error;
+      this.kill("protocol", `the sandbox worker's fast lane journal is broken: ${error.message}`);
+      return;
+    }
+    if (lines.length === 0) return;
+    // The memory watch reads once, after the lot: what ran between is over by now.
+    this.#nested.batch(() => {
+      for (const line of lines) {
+        if (line.type === "lane") this.#laneStarted(line.callId, line.id, line.tool);
+        else this.#laneRecords(line.callId, line.records);
+      }
+    });
+  }
+
+  #closeJournal(id: number | undefined): void {
+    const journal = id === undefined ? undefined : this.#journals.get(id);
+    if (journal === undefined || id === undefined) return;
+    this.#journals.delete(id);
+    journal.close();
   }
 
   /** The memory watch found a task past its allowance: the worker is stopped, charged to that task. */
@@ -415,6 +479,8 @@ export class WorkerSession {
 
   #clearHeadTimers(): void {
     clearTimeout(this.#watchdog);
+    clearInterval(this.#journalTimer);
+    this.#journalTimer = undefined;
     this.#memory?.stop();
     this.#watchdog = undefined;
     this.#watchdogAt = undefined;
@@ -429,6 +495,8 @@ export class WorkerSession {
     // What the worker wrote before it died is read first: a lane call it
     // started (to blame) and the records of those it ended (for the ledger).
     await this.#worker?.death();
+    this.#readJournal();
+    for (const id of [...this.#journals.keys()]) this.#closeJournal(id);
     const [head, ...rest] = this.#fifo.splice(0);
     // A nested call running as the worker ended is to blame when the kill
     // was its own watchdog's, the memory watch's charged to it, nobody's (a
@@ -444,5 +512,6 @@ export class WorkerSession {
     if (head !== undefined) head.settle(blamed === undefined || outcome.ok ? outcome : scriptOutcome(blamed, outcome.message));
     // A ghost's task runs elsewhere already.
     this.#hooks.ended(this, rest.filter((pending) => pending.ghost !== true));
+    this.#closed();
   }
 }
