@@ -18,7 +18,7 @@
  * reading, every send is written at once; with the host busy, the writes
  * queue after ~260 messages of ~450 bytes, and are listed as pending.
  */
-import type { WorkerMessage } from "../protocol.js";
+import type { WorkerMessage } from "../shared/session-messages.js";
 
 /** Whether a write of this process waits in its own queue (not in the kernel yet). */
 export function writesPending(): boolean {

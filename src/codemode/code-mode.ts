@@ -20,7 +20,8 @@
 import { z } from "zod";
 import { CodeModeRequest, type DescribedTool, type FoundTool, type ToolAnswer } from "../../sandbox/shared/codemode-messages.js";
 import type { CapabilityRequestMessage } from "../../sandbox/shared/capability-messages.js";
-import type { CallReply, FastRecord, FastTool } from "../../sandbox/protocol.js";
+import type { CallReply } from "../../sandbox/shared/replies.js";
+import type { FastRecord, FastTool } from "../../sandbox/shared/fast-lane-schemas.js";
 import type { ChannelLimits } from "../host/channels.js";
 import type { CapabilityHooks } from "../pool/index.js";
 import { BUILTIN_SOURCE } from "../builtins/index.js";

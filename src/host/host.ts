@@ -8,7 +8,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import pino, { type Logger } from "pino";
-import type { CallLimits } from "../../sandbox/protocol.js";
+import type { CallLimits } from "../../sandbox/shared/task-parts.js";
 import { createToolTool, toolSearchTool, BUILTIN_SOURCE, TOOL_SEARCH } from "../builtins/index.js";
 import { BundleCache } from "../compile/index.js";
 import { CorralError, HostClosedError } from "../errors.js";

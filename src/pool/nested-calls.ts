@@ -26,7 +26,9 @@
  * that the host cannot time, and a kill in one is charged to its tool here
  * too. The session owns one NestedCalls and ends it when the worker ends.
  */
-import type { CallLimits, CallReply, CallTask } from "../../sandbox/protocol.js";
+import type { CallLimits } from "../../sandbox/shared/task-parts.js";
+import type { CallReply } from "../../sandbox/shared/replies.js";
+import type { CallTask } from "../../sandbox/shared/tasks.js";
 
 export type NestedOutcome = { ok: true; reply: CallReply } | { ok: false; kind: "timeout" | "memory" | "crash" | "cancelled"; message: string };
 
