@@ -13,7 +13,7 @@ import type { BeforeToolCall } from "./gate/gate.js";
 import type { HostEventListener } from "./events.js";
 import { LedgerOptions } from "./ledger/options.js";
 import { IsolationOption } from "./host/isolation.js";
-import { EXPOSURES } from "../sandbox/protocol.js";
+import { EXPOSURES } from "../sandbox/shared/tool-vocabulary.js";
 import { PIPELINE_DEPTH, QUICK_PIPELINE_DEPTH, SPARE_WORKERS, WARM_ISOLATES_PER_WORKER } from "../sandbox/shared/tuning.js";
 import { CapabilitiesOptions } from "./capabilities/options.js";
 import { CodeModeOptions } from "./codemode/options.js";

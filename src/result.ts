@@ -6,11 +6,13 @@
  */
 import { z } from "zod";
 import { CorralError } from "./errors.js";
-import { Control, Image, InputIssue, Json, Metrics, OutcomeKind } from "../sandbox/protocol.js";
+import { Control, Image, InputIssue, Json } from "../sandbox/shared/guest-envelope.js";
+import { Metrics } from "../sandbox/shared/replies.js";
+import { OutcomeKind } from "../sandbox/shared/outcome-kinds.js";
 
-// The one outcome vocabulary lives in the protocol, beside the replies that
-// carry it; sandbox/shared/classify.ts decides each kind from evidence.
-export { OUTCOME_KINDS, OutcomeKind, STRIKE_KINDS } from "../sandbox/protocol.js";
+// The one outcome vocabulary lives in sandbox/shared/outcome-kinds.ts, which
+// both sides read; sandbox/shared/classify.ts decides each kind from evidence.
+export { OUTCOME_KINDS, OutcomeKind, STRIKE_KINDS } from "../sandbox/shared/outcome-kinds.js";
 
 export const ErrorKind = OutcomeKind.exclude(["ok"]);
 export type ErrorKind = z.infer<typeof ErrorKind>;

@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { isTool, type Tool } from "../sdk/index.js";
-import type { GuestManifest } from "../protocol.js";
+import type { GuestManifest } from "../shared/guest-envelope.js";
 import { intrinsics as I } from "./intrinsics.js";
 import { markSignal } from "./signals.js";
 

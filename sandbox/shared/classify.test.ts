@@ -6,7 +6,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { classify, type Evidence } from "./classify.js";
-import type { OutcomeKind } from "../protocol.js";
+import type { OutcomeKind } from "./outcome-kinds.js";
 
 const TABLE: [string, Evidence, OutcomeKind][] = [
   ["a call answered ok", { phase: "call", answer: "ok" }, "ok"],

@@ -27,7 +27,7 @@
  *    memory limit, then corral's own failure (never a strike: a tool_error
  *    that says it was corral), then a crash.
  */
-import type { OutcomeKind } from "../protocol.js";
+import type { OutcomeKind } from "./outcome-kinds.js";
 import type { GuestAnswerKind } from "./guest-api.js";
 
 export type Phase = "load" | "call";

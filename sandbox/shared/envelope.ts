@@ -11,7 +11,8 @@
  * images are checked for type and size. Nothing the tool made is trusted as
  * typed: the envelope goes through zod.
  */
-import { GuestEnvelope, type Control, type Image, type InputIssue, type OutcomeKind } from "../protocol.js";
+import { GuestEnvelope, type Control, type Image, type InputIssue } from "./guest-envelope.js";
+import type { OutcomeKind } from "./outcome-kinds.js";
 
 export const IMAGE_MIME_TYPES: ReadonlySet<string> = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

@@ -6,7 +6,7 @@
  * crossing it is plain data copied by isolated-vm; an answer names its kind
  * itself, so nothing on the worker's side reads the guest's text to learn it.
  */
-import { GUEST_ERROR_KINDS } from "../protocol.js";
+import { GUEST_ERROR_KINDS } from "./guest-envelope.js";
 
 export const GUEST_ANSWER_KINDS = ["ok", ...GUEST_ERROR_KINDS] as const;
 export type GuestAnswerKind = (typeof GUEST_ANSWER_KINDS)[number];

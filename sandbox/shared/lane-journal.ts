@@ -21,7 +21,7 @@
  * next part and the host removes the one it has read.
  */
 import { z } from "zod";
-import { LaneRecords } from "../protocol.js";
+import { LaneRecords } from "./fast-lane-schemas.js";
 
 export { LaneRecords };
 

@@ -9,7 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import type { BundleRef } from "../protocol.js";
+import type { BundleRef } from "../shared/task-parts.js";
 import { BundleWindow } from "../shared/bundle-window.js";
 import { DISK_BUNDLES_KEPT } from "../shared/tuning.js";
 

@@ -19,17 +19,10 @@
  * call is running (the oldest unanswered) without asking this process, so
  * replies are held back only as `holdBack` allows.
  */
-import {
-  CancelMessage,
-  HostMessage,
-  NestedMessage,
-  ServeTask,
-  type ReplyEntry,
-  type Reply,
-  type Task,
-  type LaneRecords,
-  type WorkerMessage,
-} from "../protocol.js";
+import { CancelMessage, HostMessage, NestedMessage, ServeTask, type ReplyEntry, type WorkerMessage } from "../shared/session-messages.js";
+import type { LaneRecords } from "../shared/fast-lane-schemas.js";
+import type { Reply } from "../shared/replies.js";
+import type { Task } from "../shared/tasks.js";
 import { QUICK_CALL_MS } from "../shared/tuning.js";
 import { receiveBundle } from "./bundle-store.js";
 import { Cancellations } from "./cancellations.js";

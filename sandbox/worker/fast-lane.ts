@@ -31,7 +31,10 @@
  * process only carries the host's verdicts: it never decides a quarantine,
  * an effect or a gate.
  */
-import { STRIKE_KINDS, type CallReply, type CallTask, type FastLane as FastLaneSpec, type FastRecord, type LaneRecords } from "../protocol.js";
+import { STRIKE_KINDS } from "../shared/outcome-kinds.js";
+import type { CallReply } from "../shared/replies.js";
+import type { CallTask } from "../shared/tasks.js";
+import type { FastLane as FastLaneSpec, FastRecord, LaneRecords } from "../shared/fast-lane-schemas.js";
 import type { ToolAnswer } from "../shared/codemode-messages.js";
 import { readEnvelope } from "../shared/envelope.js";
 import type { LaneStart } from "../shared/lane-journal.js";

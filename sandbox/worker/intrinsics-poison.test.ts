@@ -9,7 +9,7 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import type { CallReply, DescribeReply } from "../protocol.js";
+import type { CallReply, DescribeReply } from "../shared/replies.js";
 import { WorkerCore } from "./worker-core.js";
 
 /** [the object holding it, the key]: every intrinsic sandbox/guest/intrinsics.ts and sandbox/sdk capture. */

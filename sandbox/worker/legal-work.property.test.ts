@@ -9,7 +9,7 @@ import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import fc from "fast-check";
-import type { CallReply } from "../protocol.js";
+import type { CallReply } from "../shared/replies.js";
 import { WorkerCore } from "./worker-core.js";
 
 const MEMORY_MB = 32;

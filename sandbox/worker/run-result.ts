@@ -4,7 +4,8 @@
  * decided by sandbox/shared/classify.ts, and plain words for it), and its
  * answer to isolated-vm's catastrophic-error callback.
  */
-import type { Metrics, OutcomeKind } from "../protocol.js";
+import type { Metrics } from "../shared/replies.js";
+import type { OutcomeKind } from "../shared/outcome-kinds.js";
 
 export type RunResult = { kind: OutcomeKind; text?: string; message?: string; metrics: Metrics };
 

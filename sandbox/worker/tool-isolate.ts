@@ -20,7 +20,7 @@
  * decides the kind.
  */
 import { performance } from "node:perf_hooks";
-import type { CallLimits } from "../protocol.js";
+import type { CallLimits } from "../shared/task-parts.js";
 import { classify, type Evidence, type Phase } from "../shared/classify.js";
 import type { GuestAnswer, GuestApi } from "../shared/guest-api.js";
 import { ivm } from "./load-isolated-vm.js";

@@ -6,7 +6,8 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import type { CallReply, CallTask, DescribeReply, Task } from "../protocol.js";
+import type { CallReply, DescribeReply } from "../shared/replies.js";
+import type { CallTask, Task } from "../shared/tasks.js";
 import { WorkerCore } from "./worker-core.js";
 
 const SETTINGS = { maxWarmIsolates: 4, maxWarmHeapMb: 256, loadTimeoutMs: 1_000, defaultMemoryMb: 32 };

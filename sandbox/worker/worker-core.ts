@@ -17,7 +17,10 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { isolateKey, type CallReply, type CallTask, type DescribeReply, type DescribeTask, type Reply, type Task, type TaskPhase, type WarmReply, type WarmTask } from "../protocol.js";
+import { isolateKey } from "../shared/task-parts.js";
+import type { CallReply, DescribeReply, Reply, WarmReply } from "../shared/replies.js";
+import type { CallTask, DescribeTask, Task, WarmTask } from "../shared/tasks.js";
+import type { TaskPhase } from "../shared/session-messages.js";
 import { QUICK_CALL_MS, REFILL_AFTER_IDLE_MS, WARM_UP_TASKS } from "../shared/tuning.js";
 import { bundleCode } from "./bundle-store.js";
 import { IsolateCache } from "./isolate-cache.js";

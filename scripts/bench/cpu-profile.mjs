@@ -51,7 +51,7 @@ const AREAS = [
   [/(src|dist\/src)\/pool\//, "corral pool / session"],
   [/(src|dist\/src)\/host\//, "corral call path"],
   [/(src|dist\/src)\/(gate|registry|events|result|options)/, "corral host (gate, registry, events)"],
-  [/sandbox\/protocol/, "protocol schemas"],
+  [/sandbox\/shared\/(tool-vocabulary|outcome-kinds|task-parts|tasks|replies|fast-lane-schemas|session-messages|guest-envelope)\./, "protocol schemas"],
   [/sandbox\/worker\//, "corral worker"],
   [/sandbox\/guest\/|corral:runtime/, "guest runtime"],
   [/^agent:/, "the tool itself"],

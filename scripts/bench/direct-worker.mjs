@@ -48,7 +48,7 @@ export async function compileWordCount(cacheDir) {
 
 /**
  * Calls word_count in `child` with corral's own call message (HostMessage in
- * sandbox/protocol.ts, as the host sends it), one in flight or many.
+ * sandbox/shared/session-messages.ts, as the host sends it), one in flight or many.
  * `answer(id, value)` settles the call whose message had that id: the
  * child's message listener knows where its reply keeps the id.
  */

@@ -18,7 +18,7 @@
  */
 import type { Logger } from "pino";
 import { CapabilityRequest, type CapabilityAnswer, type CapabilityErrorCode, type CapabilityRequestMessage } from "../../sandbox/shared/capability-messages.js";
-import type { Effect } from "../../sandbox/protocol.js";
+import type { Effect } from "../../sandbox/shared/tool-vocabulary.js";
 import { askGate, type BeforeToolCall, type ResolvedEffectPolicy } from "../gate/index.js";
 import { checkSourceId } from "../registry/source.js";
 import type { CapabilityStore, CapabilityOutcome } from "./capability-store.js";

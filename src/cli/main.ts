@@ -1,7 +1,9 @@
 /**
  * @module src/cli/main
  * The `corral` command line: commander wiring, global options, and the one
- * place that turns what happened into an exit code.
+ * place that turns what happened into an exit code. The operator's ledger
+ * commands are wired in ledger-commands.ts; option values are read by
+ * option-parsers.ts.
  *
  * main() returns the code and never exits the process: tests call it in
  * place, and bin/corral.js sets process.exitCode. So commander runs with
@@ -13,30 +15,14 @@
  *   2  misuse: unknown command or flag, bad JSON, no such tool, a malformed
  *      source id, bad CORRAL_LOG, or a CorralError thrown by the host
  */
-import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import { CorralError } from "../index.js";
-import { LEDGER_DEFAULTS } from "../ledger/index.js";
-import {
-  auditCommand,
-  dashboardCommand,
-  checkCommand,
-  demoCommand,
-  listCommand,
-  MCP_TOKEN_ENV,
-  parseUntil,
-  quarantineCommand,
-  releaseCommand,
-  runCommand,
-  type RunOptions,
-} from "./commands/index.js";
+import { checkCommand, demoCommand, listCommand, MCP_TOKEN_ENV, runCommand, type RunOptions } from "./commands/index.js";
 import { CliFailure, EXIT, PROCESS_IO, UsageError, type CliContext, type CliIo, type ExitCode } from "./context.js";
+import { addLedgerCommands, type Perform } from "./ledger-commands.js";
 import { createCliLogger } from "./logger.js";
 import { packageVersion } from "./plugins-dir.js";
-
-/** The host's own default, relative to the working directory. */
-const DEFAULT_CACHE_DIR = ".corral/cache";
-/** The host's own default, relative to the working directory. */
-const DEFAULT_LEDGER_FILE = ".corral/ledger.db";
+import { DEFAULT_CACHE_DIR, DEFAULT_LEDGER_FILE, parseCount, parseJsonInput, parseNonEmpty, parsePositive } from "./option-parsers.js";
 
 type GlobalOptions = { verbose?: boolean; cacheDir: string; ledger: string };
 
@@ -189,73 +175,6 @@ a name given with --allowed-host (DNS rebinding protection).`,
   return program;
 }
 
-type Perform = (command: Command, fn: (context: CliContext) => Promise<ExitCode>) => Promise<void>;
-
-/** The operator's commands: they open the ledger file alone, never a host, so they start no workers. */
-function addLedgerCommands(program: Command, perform: Perform): void {
-  program
-    .command("audit")
-    .description("show the ledger: each source's calls, strikes and state, most trouble first; or one source in detail")
-    .argument("[source]", "one source (plugin:<path>, agent:<id>, host:<name> or code:<caller id>) to report in detail")
-    .option("--json", "print the summary (or the source's report) as JSON")
-    .option("--events <n>", `how many recent changes of state one source's report lists (default ${LEDGER_DEFAULTS.recentEvents})`, parseCount)
-    .option("--strikes <n>", `how many recent strikes one source's report lists (default and at most ${LEDGER_DEFAULTS.recentStrikes}, as many as the ledger keeps)`, parseCount)
-    .addHelpText(
-      "after",
-      `
-Reads the ledger file directly (--ledger, default ${DEFAULT_LEDGER_FILE}), the one a running
-host writes; exits 1 if it does not exist, or if the source has no record in it.
-Counts per source and tool: CALLS = OK + TOOL ERR + INVALID + TIMEOUT + MEMORY + CRASH + OTHER.
-Timeouts, memory and crashes are strikes; enough of them quarantine the source.
-One source's report also shows Code Mode's part: for code:<caller id>, the tools its
-scripts called (tool, its source, calls, strikes, outcomes); for any other source, the
-script sources that called its tools.`,
-    )
-    .action(async (source: string | undefined, options: { json?: boolean; events?: number; strikes?: number }, command: Command) =>
-      perform(command, (context) => auditCommand(source, { ...options, json: options.json === true }, context)),
-    );
-
-  program
-    .command("quarantine")
-    .description("quarantine a source: hosts on the same ledger refuse its tools from their next call")
-    .argument("<source>", "plugin:<path>, agent:<id>, host:<name> or code:<caller id>")
-    .option("--reason <text>", "why, recorded in the ledger (default: \"quarantined by an operator\")", parseNonEmpty("a reason"))
-    .option("--until <time>", "when it ends: a duration (30m, 2h, 1d) or an ISO time (default: until released)", (text: string) => parseUntil(text))
-    .option("--actor <name>", "who, recorded in the ledger (default: cli:<your user name>)", parseNonEmpty("a name"))
-    .option("--json", "print the resulting state and events as JSON")
-    .action(async (source: string, options: { reason?: string; until?: number; actor?: string; json?: boolean }, command: Command) =>
-      perform(command, (context) =>
-        quarantineCommand(source, { reason: options.reason, untilMs: options.until ?? null, actor: options.actor, json: options.json === true }, context),
-      ),
-    );
-
-  program
-    .command("dashboard")
-    .description("serve a web page of the ledger on 127.0.0.1: sources by trouble, strike timelines, quarantine and release")
-    .option("--port <n>", "the port (default: any free one, printed)", parsePort)
-    .option("--token <token>", "the token the page and API require (default: $CORRAL_DASHBOARD_TOKEN, else a random one, printed)")
-    .addHelpText(
-      "after",
-      `
-Reads and writes the ledger (--ledger: the SQLite file, default ${DEFAULT_LEDGER_FILE}, or the
-postgres:// URL hosts record in); exits 1 if it does not exist or is not a ledger. Quarantines made
-on the page are recorded under dashboard:<your user name>, and hosts sharing the ledger obey them
-from their next call.`,
-    )
-    .action(async (options: { port?: number; token?: string }, command: Command) => perform(command, (context) => dashboardCommand(options, context)));
-
-  program
-    .command("release")
-    .description("release a quarantined source; its strikes so far are forgiven")
-    .argument("<source>", "plugin:<path>, agent:<id>, host:<name> or code:<caller id>")
-    .option("--reason <text>", "why, recorded in the ledger (default: \"released by <actor>\")", parseNonEmpty("a reason"))
-    .option("--actor <name>", "who, recorded in the ledger (default: cli:<your user name>)", parseNonEmpty("a name"))
-    .option("--json", "print the resulting state and events as JSON")
-    .action(async (source: string, options: { reason?: string; actor?: string; json?: boolean }, command: Command) =>
-      perform(command, (context) => releaseCommand(source, { reason: options.reason, actor: options.actor, json: options.json === true }, context)),
-    );
-}
-
 type RunCliOptions = { input: unknown; tool?: string; json?: boolean; timeout?: number; memory?: number };
 
 function toRunOptions(options: RunCliOptions): RunOptions {
@@ -274,42 +193,5 @@ function contextFor(command: Command, io: CliIo): CliContext {
     cacheDir: globals.cacheDir,
     ledgerFile: globals.ledger,
     progress: (step) => void io.stderr.write(`corral: ${step} …\n`),
-  };
-}
-
-function parseJsonInput(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new InvalidArgumentError(`it is not valid JSON (${(error as Error).message}).`);
-  }
-}
-
-function parsePort(text: string): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || value > 65_535) throw new InvalidArgumentError("expected a port, 0 to 65535.");
-  return value;
-}
-
-function parseCount(text: string): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value)) throw new InvalidArgumentError("expected a whole number, 0 or more.");
-  return value;
-}
-
-function parseNonEmpty(what: string): (text: string) => string {
-  return (text) => {
-    if (text.trim() === "") throw new InvalidArgumentError(`expected ${what}, not an empty string.`);
-    return text;
-  };
-}
-
-function parsePositive(unit: string): (text: string) => number {
-  return (text) => {
-    const value = Number(text);
-    if (text.trim() === "" || !Number.isFinite(value) || value <= 0) {
-      throw new InvalidArgumentError(`expected a positive number of ${unit}.`);
-    }
-    return value;
   };
 }

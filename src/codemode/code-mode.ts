@@ -15,59 +15,23 @@
  * (strikes against the tool's source, committed before the script hears the
  * answer, so before its result), events and a child span of the script's.
  * The script itself is blamed under `code:<caller id>`: a model whose
- * scripts keep timing out is quarantined like any source.
+ * scripts keep timing out is quarantined like any source. run_code's
+ * catalog entry is run-code-entry.ts; a script's tally, script-tally.ts.
  */
 import { z } from "zod";
 import { CodeModeRequest, type DescribedTool, type FoundTool, type ToolAnswer } from "../../sandbox/shared/codemode-messages.js";
 import type { CapabilityRequestMessage } from "../../sandbox/shared/capability-messages.js";
-import type { CallReply, FastRecord, FastTool } from "../../sandbox/protocol.js";
+import type { FastRecord, FastTool } from "../../sandbox/shared/fast-lane-schemas.js";
 import type { ChannelLimits } from "../host/channels.js";
 import type { CapabilityHooks } from "../pool/index.js";
-import { BUILTIN_SOURCE } from "../builtins/index.js";
 import { Caller, mayReach, rankByQuery, type Catalog, type CatalogEntry, type Reach, type ScriptCallContext, type ScriptEnd } from "../registry/index.js";
-import { sha256 } from "../compile/bundle.js";
 import type { PathOptions } from "../host/call-path.js";
 import type { ToolResult } from "../result.js";
 import { codeModeDeclarations, toolMember } from "./declarations.js";
 import type { ResolvedCodeModeOptions } from "./options.js";
+import { PROGRAM_SCRIPT_SOURCE, RUN_CODE, RUN_CODE_INTRO, runCodeEntry } from "./run-code-entry.js";
+import { noteCall, openScript, scriptDetails, type FastEnded, type Script } from "./script-tally.js";
 import { scriptModule } from "./script-module.js";
-
-export const RUN_CODE = "run_code";
-
-/** The source of scripts whose call names no caller (the embedding program's own host.call). */
-export const PROGRAM_SCRIPT_SOURCE = "code:program";
-
-/** At most this many calls are listed one by one in a script's details; the rest are only counted. */
-const MAX_LISTED_CALLS = 1_000;
-
-const RUN_CODE_INTRO = [
-  "Runs a script that calls tools as async functions, so one step can chain, combine or filter many tool calls and hand back only what is needed.",
-  "`code` is the body of an async function in JavaScript or TypeScript: `await tools.<name>(input)`, then `return` the answer (plain data); console.log lines come back too.",
-  "Available in the script:",
-].join(" ");
-
-export type ScriptCall = { tool: string; kind: string; ms: number };
-
-type Script = {
-  /** The script's source (`code:<caller id>`): its tool calls' records name it (`via`). */
-  source: string;
-  caller: Caller;
-  context: ScriptCallContext;
-  calls: number;
-  inFlight: number;
-  listed: ScriptCall[];
-  byKind: Record<string, number>;
-  ended: boolean;
-  /** The fast lane's tools, as the worker indexes them. */
-  fast: CatalogEntry[];
-  /** Calls that ran on the fast lane (a record each from the worker, not a request each). */
-  fastCalls: number;
-  /** The fast records' commits so far: a host-routed call and the script's result wait for them. */
-  recorded: Promise<void>;
-};
-
-/** What ended a fast call: the worker's reply, or a worker death charged to it. */
-type FastEnded = { reply: CallReply } | { death: Pick<NonNullable<ScriptEnd["culprit"]>, "kind" | "message"> };
 
 export type CodeModeDeps = {
   options: ResolvedCodeModeOptions;
@@ -96,23 +60,7 @@ export class CodeMode {
 
   /** The catalog entry of `run_code` (exposure model_only: a script cannot call it). */
   entry(): CatalogEntry {
-    return {
-      source: BUILTIN_SOURCE,
-      version: sha256(`corral builtin ${RUN_CODE}`),
-      manifest: {
-        name: RUN_CODE,
-        description: RUN_CODE_INTRO,
-        inputSchema: {
-          type: "object",
-          properties: { code: { type: "string", description: "the body of an async function (JavaScript or TypeScript) that awaits tools.<name>(input) and returns the answer" } },
-          required: ["code"],
-        },
-        effects: [],
-        exposure: "model_only",
-        limits: {},
-      },
-      runner: { kind: "codemode", prepare: (input, caller) => this.#prepare(input, caller) },
-    };
+    return runCodeEntry((input, caller) => this.#prepare(input, caller));
   }
 
   /** The declarations of the tools a script of `caller` may call (what run_code's description carries). */
@@ -174,7 +122,7 @@ export class CodeMode {
   }
 
   #open(callId: string, source: string, caller: Caller, context: ScriptCallContext, fast: CatalogEntry[]): (end: ScriptEnd) => Promise<Record<string, unknown>> {
-    const script: Script = { source, caller, context, calls: 0, inFlight: 0, listed: [], byKind: {}, ended: false, fast, fastCalls: 0, recorded: Promise.resolve() };
+    const script = openScript(source, caller, context, fast);
     this.#scripts.set(callId, script);
     return async (end) => {
       if (script.ended) return {};
@@ -184,9 +132,7 @@ export class CodeMode {
       const culprit = end.culprit === undefined ? undefined : fast[end.culprit.tool];
       if (culprit !== undefined && end.culprit !== undefined) this.#recordFast(script, culprit, end.culprit.id, { death: { kind: end.culprit.kind, message: end.culprit.message } }, 0);
       await script.recorded;
-      const details: Record<string, unknown> = { calls: script.listed, callCount: script.calls, callsByKind: script.byKind, fastCalls: script.fastCalls };
-      if (script.calls > script.listed.length) details.callsNotListed = script.calls - script.listed.length;
-      return details;
+      return scriptDetails(script);
     };
   }
 
@@ -201,7 +147,7 @@ export class CodeMode {
     if (script === undefined) return;
     for (const record of records) {
       const entry = record.tool === undefined ? undefined : script.fast[record.tool];
-      if (record.refused !== undefined) this.#note(script, record.refused.name, record.refused.kind, 0);
+      if (record.refused !== undefined) noteCall(script, record.refused.name, record.refused.kind, 0);
       else if (entry !== undefined && record.reply !== undefined) {
         script.fastCalls++;
         this.#recordFast(script, entry, record.callId, { reply: record.reply }, record.ms);
@@ -211,7 +157,7 @@ export class CodeMode {
 
   #recordFast(script: Script, entry: CatalogEntry, callId: string, ended: FastEnded, ms: number): void {
     const { result, committed } = this.#deps.recordFast(entry, { callId, ended }, script.caller, script.source, script.context.traceContext);
-    this.#note(script, entry.manifest.name, result.ok ? "ok" : result.error.kind, ms);
+    noteCall(script, entry.manifest.name, result.ok ? "ok" : result.error.kind, ms);
     const before = script.recorded;
     script.recorded = Promise.all([before, committed]).then(() => undefined);
   }
@@ -261,21 +207,15 @@ export class CodeMode {
     } finally {
       script.inFlight--;
     }
-    this.#note(script, name, result.ok ? "ok" : result.error.kind, performance.now() - started);
+    noteCall(script, name, result.ok ? "ok" : result.error.kind, performance.now() - started);
     if (!result.ok) return { ok: false, kind: result.error.kind, message: result.error.message };
     return { ok: true, result: result.structured ?? result.output };
   }
 
   /** A call refused before it reached the call path: counted in the script's summary, not in the ledger. */
   #refuse(script: Script, name: string, kind: string, message: string): ToolAnswer {
-    this.#note(script, name, kind, 0);
+    noteCall(script, name, kind, 0);
     return { ok: false, kind, message };
-  }
-
-  #note(script: Script, tool: string, kind: string, ms: number): void {
-    script.calls++;
-    script.byKind[kind] = (script.byKind[kind] ?? 0) + 1;
-    if (script.listed.length < MAX_LISTED_CALLS) script.listed.push({ tool: tool.slice(0, 64), kind, ms: Math.round(ms * 100) / 100 });
   }
 
   /** Tools the script may call or find (deferred, or left out of the declarations), ranked by the query. */

@@ -8,7 +8,7 @@
  * numbers in diagnostics are its own.
  */
 import * as esbuild from "esbuild";
-import type { BundleRef } from "../../sandbox/protocol.js";
+import type { BundleRef } from "../../sandbox/shared/task-parts.js";
 import { sha256 } from "../compile/bundle.js";
 import type { Diagnostic } from "../result.js";
 

@@ -7,7 +7,7 @@
  * every effect, the most dangerous case, by every policy.
  */
 import { z } from "zod";
-import { EFFECTS, type Effect } from "../../sandbox/protocol.js";
+import { EFFECTS, type Effect } from "../../sandbox/shared/tool-vocabulary.js";
 import type { SourceKind } from "../registry/source.js";
 
 export const EffectDecision = z.enum(["allow", "ask", "deny"]);

@@ -9,7 +9,7 @@
 import { statSync } from "node:fs";
 import { z } from "zod";
 import type { Context } from "@opentelemetry/api";
-import { Scope } from "../../sandbox/protocol.js";
+import { Scope } from "../../sandbox/shared/task-parts.js";
 import { checkArgument } from "../arguments/check.js";
 import type { HostEventListener } from "../events.js";
 import { Caller } from "../registry/caller.js";

@@ -16,7 +16,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { isolateKey, type CallLimits, type CallTask } from "../../sandbox/protocol.js";
+import { isolateKey, type CallLimits } from "../../sandbox/shared/task-parts.js";
+import type { CallTask } from "../../sandbox/shared/tasks.js";
 import type { IsolationMode } from "./isolation.js";
 import type { EventHub } from "../events.js";
 import { askGate, decideEffects, type BeforeToolCall, type EffectDecision, type GateCall, type ResolvedEffectPolicy } from "../gate/index.js";

@@ -8,7 +8,7 @@
  * model; `control` for the loop; images are checked for type and size.
  * Nothing the tool made is trusted as typed: the envelope goes through zod.
  */
-import type { Metrics } from "../../sandbox/protocol.js";
+import type { Metrics } from "../../sandbox/shared/replies.js";
 import { readEnvelope, type ChannelLimits } from "../../sandbox/shared/envelope.js";
 import type { ErrorKind, ToolFailure, ToolResult } from "../result.js";
 

@@ -5,7 +5,8 @@
  * as the script starts, and the record of each such call when it reaches
  * the host, made by the call path's own steps (call-path.ts).
  */
-import type { CallReply, FastTool } from "../../sandbox/protocol.js";
+import type { CallReply } from "../../sandbox/shared/replies.js";
+import type { FastTool } from "../../sandbox/shared/fast-lane-schemas.js";
 import { decideEffects, defaultGate } from "../gate/index.js";
 import type { PoolOutcome } from "../pool/index.js";
 import type { Caller, CatalogEntry } from "../registry/index.js";

@@ -6,7 +6,7 @@
  * names another source owns, then replace the source's tools in the catalog.
  * Agents' submissions go through the same path with their own limits.
  */
-import type { BundleRef, CallLimits } from "../../sandbox/protocol.js";
+import type { BundleRef, CallLimits } from "../../sandbox/shared/task-parts.js";
 import type { BundleCache, CompileResult } from "../compile/index.js";
 import type { SandboxPool } from "../pool/index.js";
 import { checkManifests, type Catalog, type CatalogEntry, type Manifest, type ManifestCache, type ManifestOrigin } from "../registry/index.js";

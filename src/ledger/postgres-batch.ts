@@ -20,7 +20,7 @@ import type { PostgresSql } from "./postgres-sql.js";
 import { runEnd, sumRun } from "./record-runs.js";
 import { scriptCountsOf } from "./script-calls.js";
 import { STRIKE_MINUTES_KEPT_MS } from "./sqlite-schema.js";
-import { toState, type StateRow } from "./sqlite-rows.js";
+import { toState, type StateRow } from "./ledger-rows.js";
 import type { Applied, RecordOptions } from "./store.js";
 import { initialState, type Transition } from "./transitions.js";
 import { isStrike, type CallRecord, type SourceState } from "./types.js";

@@ -2,19 +2,20 @@
  * @module src/ledger/postgres-reads
  * The PostgreSQL store's reads. A report that reads several tables does so
  * in one REPEATABLE READ snapshot, so its rows agree with each other while
- * other hosts write. Rows are parsed with the SQLite store's parsers (zod):
- * a hand-edited row that is no valid state fails loudly, never misleads.
+ * other hosts write. Rows are parsed and shaped as the SQLite store's are
+ * (ledger-rows.ts, zod): a hand-edited row that is no valid state fails
+ * loudly, never misleads.
  */
 import type pg from "pg";
 import type { PoolClient } from "pg";
 import { classify } from "./postgres-connection.js";
 import type { PostgresSql } from "./postgres-sql.js";
-import { toState, toStrike, toolsBySource, type EventRow, type StateRow, type StrikeRow, type ToolDbRow } from "./sqlite-rows.js";
+import { toState, toStoredSourceDetail, toStoredSources, type EventRow, type StateRow, type StrikeRow, type ToolDbRow } from "./ledger-rows.js";
 import type { ScriptCallDbRow, ScriptCallerDbRow } from "./script-calls-sql.js";
 import { toScriptCallCounts, toScriptCaller, type StoredScriptCallers, type StoredScriptTools } from "./script-calls.js";
 import type { StoredSource, StoredSourceDetail } from "./store.js";
 import { initialState } from "./transitions.js";
-import { LedgerEvent, type SourceState } from "./types.js";
+import type { SourceState } from "./types.js";
 
 /** Runs `work` in one REPEATABLE READ READ ONLY transaction on `client`: its reads agree with each other. */
 export async function inSnapshot<T>(client: PoolClient, work: () => Promise<T>): Promise<T> {
@@ -37,33 +38,23 @@ export async function readOneState(client: PoolClient, sql: PostgresSql, source:
 
 export function readAllSources(client: PoolClient, sql: PostgresSql): Promise<StoredSource[]> {
   return inSnapshot(client, async () => {
-    const versions = new Map((await client.query<{ source: string; n: number }>(sql.allVersionCounts)).rows.map((row) => [row.source, row.n]));
-    const lastStrikes = new Map((await client.query<StrikeRow>(sql.allLastStrikes)).rows.map((row) => [row.source, toStrike(row)]));
-    const tools = toolsBySource((await client.query<ToolDbRow>(sql.allTools)).rows);
-    return (await client.query<StateRow>(sql.allSources)).rows.map((row) => ({
-      state: toState(row),
-      versions: versions.get(row.source) ?? 0,
-      lastVersion: row.last_version ?? null,
-      lastStrike: lastStrikes.get(row.source) ?? null,
-      tools: tools.get(row.source) ?? [],
-    }));
+    const versionCounts = (await client.query<{ source: string; n: number }>(sql.allVersionCounts)).rows;
+    const lastStrikes = (await client.query<StrikeRow>(sql.allLastStrikes)).rows;
+    const tools = (await client.query<ToolDbRow>(sql.allTools)).rows;
+    const sources = (await client.query<StateRow>(sql.allSources)).rows;
+    return toStoredSources({ sources, versionCounts, lastStrikes, tools });
   });
 }
 
 export function readOneSource(client: PoolClient, sql: PostgresSql, source: string, limits: { events: number; strikes: number }): Promise<StoredSourceDetail | null> {
   return inSnapshot(client, async () => {
-    const row = (await client.query<StateRow>(sql.readState, [source])).rows[0];
-    if (row === undefined) return null;
-    const strikes = (await client.query<StrikeRow>(sql.recentStrikes, [source, Math.max(limits.strikes, 1)])).rows.map(toStrike);
-    return {
-      state: toState(row),
-      versions: (await client.query<{ n: number }>(sql.versionCount, [source])).rows[0]?.n ?? 0,
-      lastVersion: row.last_version ?? null,
-      lastStrike: strikes[0] ?? null,
-      tools: toolsBySource((await client.query<ToolDbRow>(sql.sourceTools, [source])).rows).get(source) ?? [],
-      events: (await client.query<EventRow>(sql.recentEvents, [source, limits.events])).rows.map((event) => LedgerEvent.parse(event)),
-      strikes: strikes.slice(0, limits.strikes),
-    };
+    const state = (await client.query<StateRow>(sql.readState, [source])).rows[0];
+    if (state === undefined) return null;
+    const strikes = (await client.query<StrikeRow>(sql.recentStrikes, [source, Math.max(limits.strikes, 1)])).rows;
+    const versions = (await client.query<{ n: number }>(sql.versionCount, [source])).rows[0]?.n ?? 0;
+    const tools = (await client.query<ToolDbRow>(sql.sourceTools, [source])).rows;
+    const events = (await client.query<EventRow>(sql.recentEvents, [source, limits.events])).rows;
+    return toStoredSourceDetail(source, { state, versions, strikes, tools, events }, limits);
   });
 }
 

@@ -1,7 +1,7 @@
 /**
  * @module src/ledger/postgres-sql
  * The PostgreSQL store's statements, for one schema. Rows come back in the
- * shapes of sqlite-rows.ts (outcomes as JSON text, BIGINTs as numbers), so
+ * shapes of ledger-rows.ts (outcomes as JSON text, BIGINTs as numbers), so
  * one set of parsers (zod, on the way out) reads both stores' rows.
  *
  * A record costs few round trips: the batch's sources are created and

@@ -2,9 +2,9 @@
  * @module src/ledger/postgres-store
  * PostgresLedgerStore: the ledger in a PostgreSQL database, shared by every
  * host pointed at it (`store: "postgres://…"`). It owns a pool of
- * connections (pg), a listening connection (postgres-listener.ts) and, while
- * the server is unreachable, a bounded buffer of records
- * (postgres-outage.ts), and frees them all in close().
+ * connections (pg), a listening connection (postgres-listener.ts) and its
+ * writes (postgres-writes.ts: their order and, while the server is
+ * unreachable, a bounded buffer of records), and frees them all in close().
  *
  * ```
  *  recordCall ─┐                         one transaction (postgres-batch.ts):
@@ -31,23 +31,20 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { LedgerClosedError, LedgerUnavailableError } from "./errors.js";
-import { writeBatch, writeTransition } from "./postgres-batch.js";
+import { writeTransition } from "./postgres-batch.js";
 import { classify, connectionConfig, createPool, describeError, inTransaction, resolvePostgresOptions, withClient, type PostgresStoreOptions, type ResolvedPostgresOptions } from "./postgres-connection.js";
 import { ChangeListener } from "./postgres-listener.js";
-import { OutageBuffer, type Pending } from "./postgres-outage.js";
+import type { Pending } from "./postgres-outage.js";
 import { PendingRecords } from "./postgres-pending.js";
-import { POSTGRES_MAX_BATCH_RECORDS, PRUNE_BATCH_MARKS_EVERY } from "../../sandbox/shared/tuning.js";
 import { readAllSources, readOneSource, readOneState, readScriptCallers, readScriptTools } from "./postgres-reads.js";
 import { migratePostgres } from "./postgres-schema.js";
 import { postgresSql, type PostgresSql } from "./postgres-sql.js";
-import { toState, type StateRow } from "./sqlite-rows.js";
+import { PostgresWrites } from "./postgres-writes.js";
+import { toState, type StateRow } from "./ledger-rows.js";
 import type { Applied, Decide, LedgerStore, RecordOptions, StoreStatus, StoreWatcher, StoredSource, StoredSourceDetail } from "./store.js";
 import { initialState } from "./transitions.js";
 import type { StoredScriptCallers, StoredScriptTools } from "./script-calls.js";
 import type { CallRecord, LoadRecord, SourceState } from "./types.js";
-
-/** Marks of committed batches older than this are deleted (they only guard a retry against counting twice). */
-const BATCH_MARK_MS = 24 * 60 * 60_000;
 
 type Limits = { events: number; strikes: number };
 
@@ -63,17 +60,11 @@ export class PostgresLedgerStore implements LedgerStore {
   #ready: Promise<void> | undefined;
   /** A reason no retry can help (a wrong password, a foreign schema): every use fails with it. */
   #fatal: LedgerUnavailableError | undefined;
-  readonly #pending = new PendingRecords((batch) => void this.#enqueue(() => this.#commit(batch)));
-  /** Every write, in the order issued; reads wait for the writes issued before them. */
-  #writes: Promise<void> = Promise.resolve();
-  #outage: OutageBuffer | undefined;
-  #retry: NodeJS.Timeout | undefined;
+  readonly #writes: PostgresWrites;
+  readonly #pending = new PendingRecords((batch) => void this.#writes.enqueue(() => this.#writes.commit(batch)));
   #listener: ChangeListener | undefined;
   #changes = 0;
-  /** The last state each source was seen in: what a record settles with during an outage. */
-  readonly #known = new Map<string, SourceState>();
   readonly #watchers = new Set<StoreWatcher>();
-  #batches = 0;
   #closed = false;
 
   constructor(options: PostgresStoreOptions) {
@@ -82,6 +73,25 @@ export class PostgresLedgerStore implements LedgerStore {
     this.schema = this.#options.schema;
     this.#sql = postgresSql(this.schema);
     this.#pool = createPool(this.#options, `corral-ledger ${this.#id}`);
+    this.#writes = new PostgresWrites({
+      pool: this.#pool,
+      sql: this.#sql,
+      id: this.#id,
+      where: this.where,
+      maxBufferedRecords: this.#options.maxBufferedRecords,
+      retryMs: this.#options.retryMs,
+      whenReady: () => this.#whenReady(),
+      wrap: (what, error) => this.#wrap(what, error),
+      fatal: () => this.#fatal !== undefined,
+      closed: () => this.#closed,
+      waiting: () => this.#pending.size,
+      report: (status) => this.#report(status),
+      lateChange: (result) => {
+        this.#changes++;
+        for (const watcher of this.#watchers) watcher.lateChange(result);
+      },
+      changed: () => this.#changes++,
+    });
     // Started now, so a wrong URL or a server that is down shows at once, not at the first call.
     void this.#whenReady().catch(() => undefined);
   }
@@ -123,7 +133,7 @@ export class PostgresLedgerStore implements LedgerStore {
       this.#ready = undefined;
       const wrapped = this.#wrap("open the ledger", error);
       if (classify(error) === "config") this.#fatal = wrapped;
-      else this.#enterOutage(wrapped);
+      else this.#writes.enterOutage(wrapped);
       throw wrapped;
     });
     return this.#ready;
@@ -134,115 +144,12 @@ export class PostgresLedgerStore implements LedgerStore {
     if (this.#fatal !== undefined) return Promise.reject(this.#fatal);
     return new Promise((resolve, reject) => {
       const item: Pending = { call, options, resolve, reject, settled: false };
-      if (this.#outage !== undefined) {
-        this.#buffer([item]);
+      if (this.#writes.outage !== undefined) {
+        this.#writes.buffer([item]);
         return;
       }
       this.#pending.push(item);
     });
-  }
-
-  #enqueue(work: () => Promise<void>): Promise<void> {
-    const next = this.#writes.then(work);
-    this.#writes = next.catch(() => undefined);
-    return next;
-  }
-
-  async #commit(batch: Pending[]): Promise<void> {
-    if (this.#outage !== undefined) return this.#buffer(batch);
-    try {
-      await this.#whenReady();
-      for (let start = 0; start < batch.length; start += POSTGRES_MAX_BATCH_RECORDS) {
-        const part = batch.slice(start, start + POSTGRES_MAX_BATCH_RECORDS);
-        const results = await this.#writeRecords(part);
-        part.forEach((item, index) => this.#settle(item, results?.[index]));
-      }
-    } catch (error) {
-      const left = batch.filter((item) => !item.settled);
-      const wrapped = this.#wrap("record calls", error);
-      if (classify(error) === "config" || this.#fatal !== undefined) {
-        for (const item of left) {
-          item.settled = true;
-          item.reject(wrapped);
-        }
-        return;
-      }
-      this.#enterOutage(wrapped);
-      this.#buffer(left);
-    }
-  }
-
-  /** One transaction for `part`, tried again on a deadlock or a lost connection; null if it had committed already. */
-  async #writeRecords(part: readonly Pending[]): Promise<Applied[] | null> {
-    const batchId = randomUUID();
-    if (++this.#batches % PRUNE_BATCH_MARKS_EVERY === 0) await this.#pool.query(this.#sql.pruneBatches, [Date.now() - BATCH_MARK_MS]);
-    return inTransaction(this.#pool, (client) => writeBatch(client, this.#sql, batchId, part, this.#id));
-  }
-
-  /** `applied` undefined: the batch had committed before (a retry); the record settles with the last known state. */
-  #settle(item: Pending, applied: Applied | undefined): void {
-    const result = applied ?? this.#provisional(item);
-    this.#known.set(result.state.source, result.state);
-    if (item.settled) {
-      // Buffered during an outage: its caller had the last known state; a change it made is told now.
-      if (result.applied !== null) {
-        this.#changes++;
-        for (const watcher of this.#watchers) watcher.lateChange(result);
-      }
-      return;
-    }
-    item.settled = true;
-    item.resolve(result);
-  }
-
-  #provisional(item: Pending): Applied {
-    return { state: this.#known.get(item.call.source) ?? initialState(item.call.source), applied: null };
-  }
-
-  #buffer(items: Pending[]): void {
-    const outage = this.#outage;
-    if (outage === undefined || items.length === 0) return;
-    const refused = outage.take(items, (item) => this.#provisional(item), (item) => new LedgerUnavailableError(
-      `the ledger database ${this.where} is unreachable and ${this.#options.maxBufferedRecords} records wait for it already; the record of call ${item.call.callId} is not kept`,
-      { where: this.where, outage: true, cause: "buffer_full" },
-    ));
-    for (const status of refused) this.#report(status);
-  }
-
-  #enterOutage(error: LedgerUnavailableError): void {
-    if (this.#outage !== undefined || this.#closed) return;
-    this.#outage = new OutageBuffer(this.#options.maxBufferedRecords, String(error.data.cause));
-    this.#changes++;
-    this.#report({ type: "unavailable", since: this.#outage.since, cause: this.#outage.cause, message: error.message, buffered: this.#pending.size });
-    this.#scheduleRetry();
-  }
-
-  #scheduleRetry(): void {
-    if (this.#closed) return;
-    this.#retry = setTimeout(() => void this.#enqueue(() => this.#drain()), this.#options.retryMs);
-    this.#retry.unref();
-  }
-
-  /** Writes the buffer back, in order and in batches; leaves the outage once it is empty. */
-  async #drain(): Promise<void> {
-    const outage = this.#outage;
-    if (outage === undefined || this.#closed) return;
-    let written = 0;
-    try {
-      await this.#whenReady();
-      for (let part = outage.peek(POSTGRES_MAX_BATCH_RECORDS); part.length > 0; part = outage.peek(POSTGRES_MAX_BATCH_RECORDS)) {
-        const results = await this.#writeRecords(part);
-        outage.drop(part.length);
-        written += part.length;
-        part.forEach((item, index) => this.#settle(item, results?.[index]));
-      }
-    } catch {
-      this.#scheduleRetry();
-      return;
-    }
-    this.#outage = undefined;
-    this.#changes++;
-    this.#report({ type: "restored", since: outage.since, downMs: Date.now() - outage.since, written });
   }
 
   /** Runs one read or operator write after the writes issued before it; refused at once during an outage. */
@@ -258,23 +165,23 @@ export class PostgresLedgerStore implements LedgerStore {
         return write ? await inTransaction(this.#pool, work) : await withClient(this.#pool, work);
       } catch (error) {
         const wrapped = this.#wrap(what, error);
-        if (classify(error) !== "config") this.#enterOutage(wrapped);
+        if (classify(error) !== "config") this.#writes.enterOutage(wrapped);
         throw wrapped;
       }
     };
     if (write) {
       let result: T | undefined;
-      await this.#enqueue(async () => {
+      await this.#writes.enqueue(async () => {
         result = await run();
       });
       return result as T;
     }
-    await this.#writes;
+    await this.#writes.settled;
     return run();
   }
 
   #refuseDuringOutage(what: string): void {
-    const outage = this.#outage;
+    const outage = this.#writes.outage;
     if (outage === undefined) return;
     throw new LedgerUnavailableError(
       `the ledger database ${this.where} is unreachable (since ${new Date(outage.since).toISOString()}: ${outage.cause}); could not ${what}; corral retries every ${this.#options.retryMs} ms`,
@@ -299,7 +206,7 @@ export class PostgresLedgerStore implements LedgerStore {
 
   async readState(source: string): Promise<SourceState> {
     const state = await this.#run("read a source's state", (client) => readOneState(client, this.#sql, source));
-    this.#known.set(source, state);
+    this.#writes.known.set(source, state);
     return state;
   }
 
@@ -311,7 +218,7 @@ export class PostgresLedgerStore implements LedgerStore {
       if (change !== null) await writeTransition(client, this.#sql, change, this.#id);
       return { state: change?.state ?? state, applied: change };
     }, true);
-    this.#known.set(source, applied.state);
+    this.#writes.known.set(source, applied.state);
     return applied;
   }
 
@@ -345,14 +252,12 @@ export class PostgresLedgerStore implements LedgerStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#pending.flush();
-    clearTimeout(this.#retry);
-    await this.#enqueue(() => this.#drain()).catch(() => undefined);
-    await this.#writes;
+    this.#writes.cancelRetry();
+    await this.#writes.enqueue(() => this.#writes.drain()).catch(() => undefined);
+    await this.#writes.settled;
     this.#closed = true;
-    clearTimeout(this.#retry);
-    const lost = this.#outage?.clear() ?? 0;
+    const lost = this.#writes.abandon();
     if (lost > 0) this.#report({ type: "records_lost", count: lost, message: `the ledger database ${this.where} stayed unreachable; ${lost} buffered records were never written` });
-    this.#outage = undefined;
     await this.#listener?.close();
     await this.#pool.end().catch(() => undefined);
   }

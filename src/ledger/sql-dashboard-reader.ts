@@ -26,7 +26,7 @@ import {
 } from "./dashboard-reader.js";
 import type { DashboardStatement } from "./dashboard-sql.js";
 import { LedgerClosedError } from "./errors.js";
-import { toState, toStrike, type StateRow, type StrikeRow } from "./sqlite-rows.js";
+import { toState, toStrike, type StateRow, type StrikeRow } from "./ledger-rows.js";
 
 export type Row = Record<string, unknown>;
 /** Runs one named statement of dashboard-sql.ts with its named parameters; rejects with a CorralError. */

@@ -1,26 +1,13 @@
 /**
  * @module src/ledger/sqlite-rows
- * The SQLite store's prepared statements and how its rows become the
- * ledger's types. Rows are parsed on the way out (zod), never trusted as
- * typed: another process, or another version of corral, may have written
- * them.
+ * The SQLite store's prepared statements, and the reads and writes of
+ * script calls made with them. How a row becomes the ledger's types is
+ * ledger-rows.ts, which the PostgreSQL store shares.
  */
 import type Database from "better-sqlite3";
-import { z } from "zod";
-import { OutcomeKind } from "../result.js";
 import { SQLITE_DIALECT } from "./dashboard-sql.js";
 import { scriptCallsSql, type ScriptCallDbRow, type ScriptCallerDbRow } from "./script-calls-sql.js";
 import { toScriptCallCounts, toScriptCaller, type ScriptCallCount, type StoredScriptCallers, type StoredScriptTools } from "./script-calls.js";
-import type { StoredTool } from "./store.js";
-import { SourceState, StrikeEntry, emptyTotals } from "./types.js";
-
-export type StateRow = { source: string; state: string; since: number | null; until: number | null; reason: string | null; actor: string | null; last_version?: string | null };
-export type ToolDbRow = {
-  source: string; tool: string; calls: number; strikes: number; outcomes: string; total_wall_ms: number; total_cpu_ms: number; last_wall_ms: number;
-  max_heap_bytes: number; last_call_at: number; last_strike_at: number | null; last_strike_outcome: string | null; last_strike_message: string | null;
-};
-export type StrikeRow = { source: string; tool: string; version: string; call_id: string; outcome: string; message: string; at: number; caller: string | null };
-export type EventRow = { at: number; source: string; kind: string; reason: string; until: number | null; actor: string };
 
 const TOOLS = "SELECT * FROM tools";
 const STATE = "SELECT source, state, since, until, reason, actor, last_version FROM sources";
@@ -75,38 +62,6 @@ export type Statements = { [K in keyof typeof SQL]: Database.Statement };
 
 export function prepareStatements(db: Database.Database): Statements {
   return Object.fromEntries(Object.entries(SQL).map(([name, text]) => [name, db.prepare(text)])) as Statements;
-}
-
-/** Rows are parsed on the way out: another process, or an older corral, may have written them. */
-export function toState(row: StateRow): SourceState {
-  if (row.state === "active") return SourceState.parse({ source: row.source, state: "active", since: row.since });
-  return SourceState.parse({ source: row.source, state: row.state, since: row.since, until: row.until, reason: row.reason, actor: row.actor });
-}
-
-export function toStrike(row: StrikeRow): StrikeEntry {
-  return StrikeEntry.parse({ at: row.at, tool: row.tool, version: row.version, callId: row.call_id, outcome: row.outcome, message: row.message, ...(row.caller !== null ? { caller: row.caller } : {}) });
-}
-
-const OutcomeCountsJson = z.record(z.string(), z.number().int().nonnegative());
-
-export function toolsBySource(rows: ToolDbRow[]): Map<string, StoredTool[]> {
-  const bySource = new Map<string, StoredTool[]>();
-  for (const row of rows) {
-    const totals = emptyTotals();
-    Object.assign(totals, {
-      calls: row.calls, strikes: row.strikes, totalWallMs: row.total_wall_ms, totalCpuMs: row.total_cpu_ms,
-      // A row a load made (no call yet) holds zeros where "last" has no value.
-      lastWallMs: row.calls === 0 ? null : row.last_wall_ms, maxHeapBytes: row.max_heap_bytes, lastCallAt: row.calls === 0 ? null : row.last_call_at,
-    });
-    for (const [name, calls] of Object.entries(OutcomeCountsJson.parse(JSON.parse(row.outcomes)))) {
-      const kind = OutcomeKind.safeParse(name);
-      // A kind this corral does not know (a newer one wrote it) still counts among `calls`, just not by name.
-      if (kind.success) totals.outcomes[kind.data] = calls;
-    }
-    const lastStrike = row.last_strike_at === null ? null : { at: row.last_strike_at, outcome: OutcomeKind.parse(row.last_strike_outcome), message: row.last_strike_message ?? "" };
-    bySource.set(row.source, [...(bySource.get(row.source) ?? []), { tool: row.tool, totals, lastStrike }]);
-  }
-  return bySource;
 }
 
 /** Adds one script source's count of a run (script-calls.ts, scriptCountsOf). */

@@ -35,37 +35,21 @@
  * busy handler, for at most `busyTimeoutMs`, instead of failing when it tries
  * to upgrade a read lock; past that it throws LedgerUnavailableError.
  */
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import Database from "better-sqlite3";
-import { z } from "zod";
-import { CorralError, describeIssues } from "../errors.js";
-import { LedgerClosedError, LedgerUnavailableError } from "./errors.js";
-import { countScriptCalls, prepareStatements, readScriptCallers, readScriptTools, toState, toStrike, toolsBySource, type EventRow, type Statements, type StateRow, type StrikeRow, type ToolDbRow } from "./sqlite-rows.js";
-import { scriptCountsOf, type StoredScriptCallers, type StoredScriptTools } from "./script-calls.js";
-import { runEnd, sumRun } from "./record-runs.js";
-import { migrate, STRIKE_MINUTES_KEPT_MS } from "./sqlite-schema.js";
+import type Database from "better-sqlite3";
+import { LedgerClosedError } from "./errors.js";
+import { toState, toStoredSourceDetail, toStoredSources, type EventRow, type StateRow, type StrikeRow, type ToolDbRow } from "./ledger-rows.js";
+import { runEnd } from "./record-runs.js";
+import { guard, resolveSqliteOptions, openSqlite, type SqliteStoreOptions } from "./sqlite-open.js";
+import { prepareStatements, readScriptCallers, readScriptTools, type Statements } from "./sqlite-rows.js";
+import { recordRun, writeTransition } from "./sqlite-writes.js";
+import type { StoredScriptCallers, StoredScriptTools } from "./script-calls.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
 import type { Applied, Decide, LedgerStore, RecordOptions, StoredSource, StoredSourceDetail } from "./store.js";
-import { initialState, type Transition } from "./transitions.js";
-import { LedgerEvent, isStrike, type CallRecord, type LoadRecord, type SourceState } from "./types.js";
-import { CHECKPOINT_INTERVAL_MS, COMMIT_BEHIND_MS, MAX_BEHIND_RECORDS, SAFETY_NET_CHECKPOINT_PAGES, SHARE_COMMIT_MS } from "../../sandbox/shared/tuning.js";
+import { initialState } from "./transitions.js";
+import type { CallRecord, LoadRecord, SourceState } from "./types.js";
+import { CHECKPOINT_INTERVAL_MS, COMMIT_BEHIND_MS, MAX_BEHIND_RECORDS, SHARE_COMMIT_MS } from "../../sandbox/shared/tuning.js";
 
-export const SQLITE_STORE_DEFAULTS = {
-  /** @default ".corral/ledger.db" */
-  path: ".corral/ledger.db",
-  /** How long a write waits for another process's lock. @default 5000 */
-  busyTimeoutMs: 5_000,
-  /** @default "normal" */
-  synchronous: "normal" as "normal" | "full",
-} as const;
-
-export const SqliteStoreOptions = z.strictObject({
-  path: z.string().min(1).optional(),
-  busyTimeoutMs: z.number().int().min(0).max(600_000).optional(),
-  synchronous: z.enum(["normal", "full"]).optional(),
-});
-export type SqliteStoreOptions = z.input<typeof SqliteStoreOptions>;
+export { SQLITE_STORE_DEFAULTS, SqliteStoreOptions } from "./sqlite-open.js";
 
 type Pending = { call: CallRecord; options: RecordOptions; resolve: (applied: Applied) => void; reject: (error: unknown) => void };
 type Limits = { events: number; strikes: number };
@@ -97,29 +81,10 @@ export class SqliteLedgerStore implements LedgerStore {
   readonly #busyTimeoutMs: number;
 
   constructor(options: SqliteStoreOptions = {}) {
-    const parsed = SqliteStoreOptions.safeParse(options);
-    if (!parsed.success) {
-      const detail = describeIssues(parsed.error.issues);
-      throw new CorralError("invalid_options", `SqliteLedgerStore options are invalid: ${detail}`, { issues: parsed.error.issues });
-    }
-    const resolved = { ...SQLITE_STORE_DEFAULTS, ...parsed.data };
+    const resolved = resolveSqliteOptions(options);
     this.path = resolved.path;
     this.#busyTimeoutMs = resolved.busyTimeoutMs;
-    this.#db = guard(this.path, "open", () => {
-      if (resolved.path !== ":memory:") mkdirSync(dirname(resolved.path), { recursive: true });
-      const db = new Database(resolved.path, { timeout: resolved.busyTimeoutMs });
-      try {
-        db.pragma("journal_mode = WAL");
-        db.pragma(`synchronous = ${resolved.synchronous.toUpperCase()}`);
-        // Checkpoints run on WalCheckpointer's thread; this is the safety net.
-        if (resolved.path !== ":memory:") db.pragma(`wal_autocheckpoint = ${SAFETY_NET_CHECKPOINT_PAGES}`);
-        migrate(db, resolved.path);
-      } catch (error) {
-        db.close();
-        throw error;
-      }
-      return db;
-    });
+    this.#db = openSqlite(resolved);
     this.#sql = prepareStatements(this.#db);
     // Wrapped once: better-sqlite3 builds a new wrapper on every db.transaction() call.
     this.#txn = {
@@ -195,48 +160,10 @@ export class SqliteLedgerStore implements LedgerStore {
     for (let start = 0; start < batch.length; ) {
       const end = runEnd(batch, start);
       // A loop, not a spread: a busy turn can hold more records than a call takes arguments.
-      for (const each of this.#recordRun(batch.slice(start, end))) applied.push(each);
+      for (const each of recordRun(this.#sql, batch.slice(start, end))) applied.push(each);
       start = end;
     }
     return applied;
-  }
-
-  /**
-   * A run of one strike, or of calls that count alike. An ok call on a known
-   * source at its current version writes one row (tools); the source and
-   * version rows are written only when they change.
-   */
-  #recordRun(run: Pending[]): Applied[] {
-    const sql = this.#sql;
-    const call = (run[0] as Pending).call;
-    const last = (run[run.length - 1] as Pending).call;
-    const strike = isStrike(call.outcome);
-    const row = sql.readState.get({ source: call.source }) as StateRow | undefined;
-    if (row === undefined) sql.insertSource.run({ source: call.source, version: call.version });
-    else if (row.last_version !== call.version) sql.setLastVersion.run({ source: call.source, version: call.version });
-    if (row?.last_version !== call.version) sql.addVersion.run({ source: call.source, version: call.version, at: call.at });
-    const { wallSum, cpuSum, heap } = sumRun(run);
-    sql.countTool.run({
-      source: call.source, tool: call.tool, outcome: call.outcome, calls: run.length, strikes: strike ? 1 : 0,
-      wallSum, cpuSum, lastWall: last.wallMs, heap, at: last.at,
-      strikeAt: strike ? call.at : null, strikeOutcome: strike ? call.outcome : null, strikeMessage: strike ? (call.message ?? "") : null,
-    });
-    for (const count of scriptCountsOf(run)) countScriptCalls(sql, count);
-    let strikeTimes: number[] = [];
-    if (strike) {
-      sql.insertStrike.run({ source: call.source, tool: call.tool, version: call.version, callId: call.callId, outcome: call.outcome, message: call.message ?? "", at: call.at, caller: call.caller ?? null });
-      sql.pruneStrikes.run({ source: call.source, keep: (run[0] as Pending).options.keepStrikes });
-      sql.countStrikeMinute.run({ source: call.source, at: call.at });
-      sql.pruneStrikeMinutes.run({ source: call.source, before: call.at - STRIKE_MINUTES_KEPT_MS });
-      strikeTimes = (sql.strikeTimes.all({ source: call.source, limit: (run[0] as Pending).options.keepStrikes }) as { at: number }[]).map((kept) => kept.at);
-    }
-    let state = row === undefined ? initialState(call.source) : toState(row);
-    return run.map(({ options }) => {
-      const applied = options.decide(state, strikeTimes);
-      this.#write(applied);
-      state = applied?.state ?? state;
-      return { state, applied };
-    });
   }
 
   recordLoad(load: LoadRecord): Promise<void> {
@@ -269,7 +196,7 @@ export class SqliteLedgerStore implements LedgerStore {
   #transition(source: string, decide: Decide): Applied {
     const state = this.#readState(source);
     const applied = decide(state);
-    this.#write(applied);
+    writeTransition(this.#sql, applied);
     return { state: applied?.state ?? state, applied };
   }
 
@@ -280,16 +207,12 @@ export class SqliteLedgerStore implements LedgerStore {
 
   #listSources(): StoredSource[] {
     const sql = this.#sql;
-    const versions = new Map((sql.allVersionCounts.all() as { source: string; n: number }[]).map((row) => [row.source, row.n]));
-    const lastStrikes = new Map((sql.allLastStrikes.all() as StrikeRow[]).map((row) => [row.source, toStrike(row)]));
-    const tools = toolsBySource(sql.allTools.all() as ToolDbRow[]);
-    return (sql.allSources.all() as StateRow[]).map((row) => ({
-      state: toState(row),
-      versions: versions.get(row.source) ?? 0,
-      lastVersion: row.last_version ?? null,
-      lastStrike: lastStrikes.get(row.source) ?? null,
-      tools: tools.get(row.source) ?? [],
-    }));
+    return toStoredSources({
+      versionCounts: sql.allVersionCounts.all() as { source: string; n: number }[],
+      lastStrikes: sql.allLastStrikes.all() as StrikeRow[],
+      tools: sql.allTools.all() as ToolDbRow[],
+      sources: sql.allSources.all() as StateRow[],
+    });
   }
 
   readSource(source: string, limits: Limits): Promise<StoredSourceDetail | null> {
@@ -298,18 +221,15 @@ export class SqliteLedgerStore implements LedgerStore {
 
   #readSource(source: string, limits: Limits): StoredSourceDetail | null {
     const sql = this.#sql;
-    const row = sql.readState.get({ source }) as StateRow | undefined;
-    if (row === undefined) return null;
-    const strikes = (sql.recentStrikes.all({ source, limit: Math.max(limits.strikes, 1) }) as StrikeRow[]).map(toStrike);
-    return {
-      state: toState(row),
+    const state = sql.readState.get({ source }) as StateRow | undefined;
+    if (state === undefined) return null;
+    return toStoredSourceDetail(source, {
+      state,
+      strikes: sql.recentStrikes.all({ source, limit: Math.max(limits.strikes, 1) }) as StrikeRow[],
       versions: (sql.versionCount.get({ source }) as { n: number }).n,
-      lastVersion: row.last_version ?? null,
-      lastStrike: strikes[0] ?? null,
-      tools: toolsBySource(sql.sourceTools.all({ source }) as ToolDbRow[]).get(source) ?? [],
-      events: (sql.recentEvents.all({ source, limit: limits.events }) as EventRow[]).map((event) => LedgerEvent.parse(event)),
-      strikes: strikes.slice(0, limits.strikes),
-    };
+      tools: sql.sourceTools.all({ source }) as ToolDbRow[],
+      events: sql.recentEvents.all({ source, limit: limits.events }) as EventRow[],
+    }, limits);
   }
 
   readScriptTools(script: string, limit: number): Promise<StoredScriptTools> {
@@ -325,17 +245,6 @@ export class SqliteLedgerStore implements LedgerStore {
     return row === undefined ? initialState(source) : toState(row);
   }
 
-  #write(applied: Transition | null): void {
-    if (applied === null) return;
-    const { state } = applied;
-    const quarantined = state.state === "quarantined" ? state : undefined;
-    this.#sql.writeState.run({
-      source: state.source, state: state.state, since: state.since,
-      until: quarantined?.until ?? null, reason: quarantined?.reason ?? null, actor: quarantined?.actor ?? null,
-    });
-    for (const event of applied.events) this.#sql.insertEvent.run(event);
-  }
-
   /** Commits the records still waiting, then closes the connection. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -347,18 +256,5 @@ export class SqliteLedgerStore implements LedgerStore {
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
-  }
-}
-
-/** Driver and row errors become LedgerUnavailableError; corral's own errors pass through. */
-function guard<T>(path: string, what: string, work: () => T): T {
-  try {
-    return work();
-  } catch (error) {
-    if (error instanceof CorralError) throw error;
-    const cause = error as { code?: unknown; message?: unknown; name?: unknown };
-    const code = typeof cause.code === "string" ? cause.code : cause.name === "ZodError" ? "unreadable_row" : "unknown";
-    const hint = code.startsWith("SQLITE_BUSY") ? "another process holds the lock; retry, or raise busyTimeoutMs" : "check the file, or move it aside to start a new ledger";
-    throw new LedgerUnavailableError(`the ledger database ${path} could not ${what}: ${String(cause.message)}; ${hint}`, { path, cause: code });
   }
 }

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { Scope } from "../../sandbox/protocol.js";
+import { Scope } from "../../sandbox/shared/task-parts.js";
 import { CorralError, describeIssues } from "../errors.js";
 import { Caller } from "../registry/index.js";
 import type { StreamEvent } from "./messages.js";

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Reply } from "../../sandbox/protocol.js";
+import type { Reply } from "../../sandbox/shared/replies.js";
 import { AffinityRouter } from "./affinity.js";
 import { QUICK_STREAK } from "../../sandbox/shared/tuning.js";
 

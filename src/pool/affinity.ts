@@ -48,7 +48,7 @@
  * calls are what lets messages carry many tasks (see session.ts); a task
  * that may be slow never has more than `pipelineDepth - 1` tasks behind it.
  */
-import type { Reply } from "../../sandbox/protocol.js";
+import type { Reply } from "../../sandbox/shared/replies.js";
 import { QUICK_CALL_MS, QUICK_STREAK } from "../../sandbox/shared/tuning.js";
 
 /**

@@ -6,7 +6,7 @@
  * happened and what corral did. A Code Mode script whose worker a tool it
  * called stopped is answered apart (`scriptOutcome`).
  */
-import type { Reply } from "../../sandbox/protocol.js";
+import type { Reply } from "../../sandbox/shared/replies.js";
 import { classify, type WorkerDeath } from "../../sandbox/shared/classify.js";
 import type { Blamed } from "./nested-calls.js";
 import { diedOfMemory, type WorkerProcess } from "./worker-process.js";

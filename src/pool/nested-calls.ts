@@ -31,7 +31,9 @@
  * started after it. The session owns one NestedCalls and ends it when the
  * worker ends.
  */
-import type { CallLimits, CallReply, CallTask } from "../../sandbox/protocol.js";
+import type { CallLimits } from "../../sandbox/shared/task-parts.js";
+import type { CallReply } from "../../sandbox/shared/replies.js";
+import type { CallTask } from "../../sandbox/shared/tasks.js";
 
 export type NestedOutcome = { ok: true; reply: CallReply } | { ok: false; kind: "timeout" | "memory" | "crash" | "cancelled"; message: string };
 

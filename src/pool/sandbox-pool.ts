@@ -25,13 +25,14 @@
 import { fileURLToPath } from "node:url";
 import Tinypool from "tinypool";
 import type { Logger } from "pino";
-import { isolateKey, type Task, type WarmTask } from "../../sandbox/protocol.js";
+import { isolateKey } from "../../sandbox/shared/task-parts.js";
+import type { Task, WarmTask } from "../../sandbox/shared/tasks.js";
 import { HostClosedError } from "../errors.js";
 import { AffinityRouter, type TaskKind } from "./affinity.js";
 import { STALL_MS } from "../../sandbox/shared/tuning.js";
 import { LaneJournals } from "./lane-journal.js";
 import { WorkerSession, type CapabilityHandler, type PendingTask, type PoolOutcome } from "./session.js";
-import type { FastRecord } from "../../sandbox/protocol.js";
+import type { FastRecord } from "../../sandbox/shared/fast-lane-schemas.js";
 
 export type { PoolFailureKind, PoolOutcome } from "./session.js";
 

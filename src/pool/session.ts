@@ -25,7 +25,10 @@
  */
 import type { Logger } from "pino";
 import type Tinypool from "tinypool";
-import { WorkerMessage, type CallReply, type CallTask, type FastLane, type FastRecord, type NestedMessage, type Reply, type ReplyEntry, type Task, type TaskEntry } from "../../sandbox/protocol.js";
+import { WorkerMessage, type NestedMessage, type ReplyEntry, type TaskEntry } from "../../sandbox/shared/session-messages.js";
+import type { CallReply, Reply } from "../../sandbox/shared/replies.js";
+import type { CallTask, Task } from "../../sandbox/shared/tasks.js";
+import type { FastLane, FastRecord } from "../../sandbox/shared/fast-lane-schemas.js";
 import { CapabilityRequestMessage, isCapabilityRequestMessage, type CapabilityPauseMessage, type CapabilityReplyMessage } from "../../sandbox/shared/capability-messages.js";
 import { BundleWindow } from "../../sandbox/shared/bundle-window.js";
 import { HOLD_BACK_GRACE_SHARE, JOURNAL_READ_MS } from "../../sandbox/shared/tuning.js";

@@ -5,7 +5,9 @@
  * tool by accident. Loading a source again replaces all of its tools at once.
  */
 import type { Context } from "@opentelemetry/api";
-import type { BundleRef, Control, FastLane } from "../../sandbox/protocol.js";
+import type { BundleRef } from "../../sandbox/shared/task-parts.js";
+import type { Control } from "../../sandbox/shared/guest-envelope.js";
+import type { FastLane } from "../../sandbox/shared/fast-lane-schemas.js";
 import type { Caller } from "./caller.js";
 import type { ErrorKind } from "../result.js";
 import type { Manifest } from "./manifest.js";

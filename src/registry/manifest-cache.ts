@@ -30,7 +30,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
 import { z } from "zod";
-import type { CallLimits } from "../../sandbox/protocol.js";
+import type { CallLimits } from "../../sandbox/shared/task-parts.js";
 import { sha256, writeAtomically } from "../compile/index.js";
 import { checkManifestList, type Manifest } from "./manifest.js";
 

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { EFFECTS, EXPOSURES } from "../../sandbox/protocol.js";
+import { EFFECTS, EXPOSURES } from "../../sandbox/shared/tool-vocabulary.js";
 import { checkManifests, MAX_DESCRIPTION_CHARS, TOOL_NAME_PATTERN, type Manifest } from "./manifest.js";
 
 const GOOD = { name: "good_tool-1", description: "does a good thing", inputSchema: { type: "object", properties: {} } };

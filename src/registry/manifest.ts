@@ -6,7 +6,7 @@
  * schemas trimmed of what costs a model tokens and says nothing.
  */
 import { z } from "zod";
-import { EXPOSURES } from "../../sandbox/protocol.js";
+import { EXPOSURES } from "../../sandbox/shared/tool-vocabulary.js";
 import { trimSchema } from "./json-schema.js";
 
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
