@@ -8,7 +8,8 @@
  */
 import type { Reply } from "../../sandbox/shared/replies.js";
 import { classify, type WorkerDeath } from "../../sandbox/shared/classify.js";
-import type { Blamed } from "./nested-calls.js";
+import type { Charge } from "./memory-watch.js";
+import type { Blamed, NestedCalls, NestedOutcome } from "./nested-calls.js";
 import { diedOfMemory, type WorkerProcess } from "./worker-process.js";
 
 /** `tool_error`: a Code Mode script whose worker was stopped for a tool it called (that tool takes the strike). */
@@ -35,6 +36,23 @@ export async function outcomeOfDeath(worker: WorkerProcess | undefined, stop: { 
   const how = death.signal !== null ? `signal ${death.signal}` : `exit code ${death.code ?? "unknown"}`;
   if (kind === "memory") return { ok: false, kind, message: `the tool ran its worker out of memory (the worker died: ${how}); the worker was replaced` };
   return { ok: false, kind, message: `the sandbox worker died while running the tool (${how}); the worker was replaced` };
+}
+
+/** What the nested call running as its worker ended is told, should it be blamed. */
+export function nestedDeath(outcome: PoolOutcome): Exclude<NestedOutcome, { ok: true }> {
+  return !outcome.ok && outcome.kind !== "tool_error" ? { ok: false, kind: outcome.kind, message: outcome.message } : { ok: false, kind: "crash", message: "the worker ended" };
+}
+
+/**
+ * Whether the nested call running as a script's worker ended is to blame:
+ * when the kill was its own watchdog's, the memory watch's charged to it,
+ * nobody's (a crash), V8's fatal out-of-memory, or the script's watchdog's
+ * once the nested call had run past its own limit.
+ */
+export function nestedToBlame(stop: StopReason | undefined, memoryCharge: Charge | undefined, nested: Pick<NestedCalls, "running" | "runningPastLimit" | "stoppedTheWorker">): boolean {
+  if (nested.running === undefined) return false;
+  const nestedStopped = nested.stoppedTheWorker || stop === undefined || (stop === "memory_watch" && memoryCharge === "nested") || stop === "fatal_memory";
+  return nestedStopped || (stop === "watchdog" && nested.runningPastLimit);
 }
 
 /** A script whose worker a tool it called stopped: a tool_error; the tool takes the strike (recorded by the script's owner if the call was fast). */

@@ -39,6 +39,15 @@ export function allowanceBytes(memoryMb: number, slackMb: number): number {
   return (memoryMb * RESIDENT_PER_HEAP_MB + slackMb) * MB;
 }
 
+/** What the caller hears when the watch stopped a worker, charged as said (`nested`: the script's nested call running, if one is). */
+export function overMemoryMessage(charge: Charge, residentBytes: number, nested: { tool: string; limits: { memoryMb: number } } | undefined, runningLimitMb: number): string {
+  const resident = `resident ${Math.round(residentBytes / MB)} MB`;
+  if (charge === "nested" && nested !== undefined) {
+    return `the tool "${nested.tool}" (called from a Code Mode script) grew its worker past its ${nested.limits.memoryMb} MB limit (${resident}); the worker was killed`;
+  }
+  return `the tool grew its worker past its ${runningLimitMb} MB limit (${resident}); the worker was killed`;
+}
+
 /** Who grew the worker past its allowance: the running task, or the script's running nested call. */
 export type Charge = "running" | "nested";
 

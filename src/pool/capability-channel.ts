@@ -1,0 +1,58 @@
+/**
+ * @module src/pool/capability-channel
+ * A capability request of the call a worker runs, seen from its session:
+ * performed by the host's handler (src/capabilities/broker.ts, src/codemode),
+ * answered on the worker's channel. While the handler waits on the gate the
+ * host's watchdog stops (and the worker is told to stop its deadline); both
+ * restart with what they had left when the answer goes out. A Code Mode
+ * script's nested calls go to its session's NestedCalls from here.
+ */
+import type { Logger } from "pino";
+import { CapabilityRequestMessage, type CapabilityPauseMessage, type CapabilityReplyMessage } from "../../sandbox/shared/capability-messages.js";
+import type { CallTask } from "../../sandbox/shared/tasks.js";
+import type { HeadWatchdog } from "./head-watchdog.js";
+import type { NestedCalls, NestedOutcome } from "./nested-calls.js";
+
+/**
+ * What a capability handler may do besides answering: `paused()` as its gate
+ * starts to wait (the call's clocks stop), and `nested(task)` to run a Code
+ * Mode script's tool call in the script's own worker (nested-calls.ts).
+ */
+export type CapabilityHooks = { paused(): void; nested(task: CallTask): Promise<NestedOutcome> };
+
+/** Performs a tool's capability request; `pausedMs`: time its gate waited. */
+export type CapabilityHandler = (message: CapabilityRequestMessage, hooks: CapabilityHooks) => Promise<{ answerJson: string; pausedMs: number }>;
+
+export type CapabilityChannelDeps = {
+  handler: CapabilityHandler | undefined;
+  watchdog: HeadWatchdog;
+  nested: NestedCalls;
+  logger: Logger;
+  /** Whether the worker still runs the call `callId` (its answer would reach it). */
+  running(callId: string): boolean;
+  /** Writes to the worker, unless it has ended. */
+  send(message: CapabilityPauseMessage | CapabilityReplyMessage): void;
+};
+
+/** Serves one capability request message of the worker (dropped if malformed or nobody handles capabilities). */
+export function serveCapability(raw: unknown, deps: CapabilityChannelDeps): void {
+  const parsed = CapabilityRequestMessage.safeParse(raw);
+  const { handler } = deps;
+  if (!parsed.success || handler === undefined) return;
+  const request = parsed.data;
+  const isRunning = () => deps.running(request.callId);
+  let pausedLeftMs: number | undefined;
+  const paused = () => {
+    if (!isRunning() || pausedLeftMs !== undefined) return;
+    pausedLeftMs = deps.watchdog.pause();
+    if (pausedLeftMs !== undefined) deps.send({ corral: 1, capabilityPause: { callId: request.callId } });
+  };
+  const nested = (task: CallTask) => (isRunning() ? deps.nested.run(task) : Promise.resolve<NestedOutcome>({ ok: false, kind: "cancelled", message: "the script has ended" }));
+  handler(request, { paused, nested }).then(
+    ({ answerJson, pausedMs }) => {
+      if (pausedLeftMs !== undefined && isRunning()) deps.watchdog.resume(pausedLeftMs);
+      deps.send({ corral: 1, capability: { callId: request.callId, seq: request.seq, answerJson, pausedMs } });
+    },
+    (error: unknown) => deps.logger.error({ err: error, callId: request.callId }, "a capability request failed in the host"),
+  );
+}
