@@ -14,9 +14,9 @@
  *                 spare) ─▶ requeue orphans
  * ```
  *
- * A task may pass older ones that wait for their own home: each worker still
- * runs what it is sent in order, and a waiting task is sent as soon as its
- * home has room, or elsewhere once its home stalls or another worker idles.
+ * What goes where, and when tasks sent ahead come back, is the dispatcher's
+ * to decide (dispatcher.ts, with the router's policy: affinity.ts); this
+ * module carries it out and owns the timer that asks again.
  *
  * tinypool owns the processes: it forks them with fixed flags and a minimal
  * environment, kills one when its serve task is aborted, and replaces it. The
@@ -28,7 +28,8 @@ import type { Logger } from "pino";
 import { isolateKey } from "../../sandbox/shared/task-parts.js";
 import type { Task, WarmTask } from "../../sandbox/shared/tasks.js";
 import { HostClosedError } from "../errors.js";
-import { AffinityRouter, type TaskKind } from "./affinity.js";
+import { AffinityRouter } from "./affinity.js";
+import { Dispatcher, kindOf } from "./dispatcher.js";
 import { STALL_MS } from "../../sandbox/shared/tuning.js";
 import { LaneJournals } from "./lane-journal.js";
 import { WorkerSession, type CapabilityHandler, type PendingTask, type PoolOutcome } from "./session.js";
@@ -65,7 +66,7 @@ type Queued = PendingTask & {
   done: boolean;
   signal: AbortSignal | undefined;
   detach: () => void;
-  session?: WorkerSession;
+  worker?: WorkerSession;
   /** As the router judged it when the task was sent. */
   mayBeSlow: boolean;
 };
@@ -75,16 +76,17 @@ export class SandboxPool {
   readonly #options: SandboxPoolOptions;
   readonly #sessions = new Set<WorkerSession>();
   readonly #journals = new LaneJournals();
-  readonly #queue: Queued[] = [];
   readonly #router: AffinityRouter<WorkerSession>;
+  readonly #dispatcher: Dispatcher<Queued, WorkerSession>;
+  readonly #send = (task: Queued) => task.worker?.dispatch(task);
   /** Pumps again while tasks wait, so a home that stalls meanwhile lets them go elsewhere. */
   #stallCheck: NodeJS.Timeout | undefined;
-  #nextId = 0;
   #closed = false;
 
   constructor(options: SandboxPoolOptions) {
     this.#options = options;
     this.#router = new AffinityRouter({ pipelineDepth: options.pipelineDepth, quickPipelineDepth: options.quickPipelineDepth, stallMs: STALL_MS });
+    this.#dispatcher = new Dispatcher(this.#router, options.quickPipelineDepth);
     const processes = options.workers + options.spareWorkers;
     this.#tinypool = new Tinypool({
       filename: WORKER_PATH,
@@ -145,9 +147,7 @@ export class SandboxPool {
   #onEnded(session: WorkerSession, orphans: PendingTask[]): void {
     this.#sessions.delete(session);
     this.#router.forget(session);
-    const requeue = (orphans as Queued[]).filter((task) => !task.done);
-    for (const task of requeue) delete task.session;
-    this.#queue.unshift(...requeue);
+    this.#dispatcher.requeue((orphans as Queued[]).filter((task) => !task.done));
     if (this.#closed) {
       this.#drainClosed();
       return;
@@ -163,15 +163,14 @@ export class SandboxPool {
     if (signal?.aborted) return Promise.resolve({ ok: false, kind: "cancelled", message: "the call was cancelled before it started" });
     return new Promise<PoolOutcome>((resolve) => {
       const onAbort = () => {
-        if (queued.session !== undefined) queued.session.cancel(queued);
+        if (queued.worker !== undefined) queued.worker.cancel(queued);
         else {
-          const index = this.#queue.indexOf(queued);
-          if (index >= 0) this.#queue.splice(index, 1);
+          this.#dispatcher.dequeue(queued);
           queued.settle({ ok: false, kind: "cancelled", message: "the call was cancelled while it waited for a worker" });
         }
       };
       const queued: Queued = {
-        id: this.#nextId++,
+        id: this.#dispatcher.nextId(),
         task,
         limits,
         key,
@@ -181,9 +180,9 @@ export class SandboxPool {
         detach: () => signal?.removeEventListener("abort", onAbort),
         settle: (outcome) => {
           if (queued.done) return;
-          if (queued.session !== undefined) {
-            this.#router.settled(queued.session, key, kindOf(task), queued.mayBeSlow);
-            if (outcome.ok) this.#router.replied(queued.session, key, outcome.reply);
+          if (queued.worker !== undefined) {
+            this.#router.settled(queued.worker, key, kindOf(task), queued.mayBeSlow);
+            if (outcome.ok) this.#router.replied(queued.worker, key, outcome.reply);
           }
           queued.done = true;
           queued.detach();
@@ -191,7 +190,7 @@ export class SandboxPool {
         },
       };
       signal?.addEventListener("abort", onAbort, { once: true });
-      this.#queue.push(queued);
+      this.#dispatcher.enqueue(queued);
       this.#pump();
     });
   }
@@ -207,77 +206,22 @@ export class SandboxPool {
     return this.run(task, task.limits, key);
   }
 
-  /**
-   * Hands queued tasks to sessions, oldest first; a task whose home is busy
-   * stays queued and the ones behind it may go meanwhile.
-   */
+  /** Sends what can go now (the dispatcher decides), and asks again in a while if anything waits or was sent ahead. */
   #pump(): void {
-    const waiting = new Map<string, number>();
-    // Calls only: a warm-up queued with its tool's first call is not a hot key.
-    for (const task of this.#queue) if (kindOf(task.task) === "call") waiting.set(task.key, (waiting.get(task.key) ?? 0) + 1);
-    for (let i = 0; i < this.#queue.length; ) {
-      // Every worker full: nothing behind can go either (a long queue under load).
-      if (!this.#anyRoom()) break;
-      const next = this.#queue[i] as Queued;
-      const kind = kindOf(next.task);
-      const session = this.#router.pick(this.#sessions, next.key, { isolate: kind !== "load", waiting: waiting.get(next.key) ?? 1 });
-      if (session === undefined) {
-        i++;
-        continue;
-      }
-      if (kind === "call") waiting.set(next.key, (waiting.get(next.key) ?? 1) - 1);
-      this.#queue.splice(i, 1);
-      next.session = session;
-      next.mayBeSlow = this.#router.dispatched(session, next.key, kind);
-      session.dispatch(next);
-    }
-    if (this.#stallCheck === undefined && !this.#closed && (this.#queue.length > 0 || this.#anySentAhead())) {
+    this.#dispatcher.plan(this.#sessions, this.#send);
+    if (this.#stallCheck === undefined && !this.#closed && this.#dispatcher.needsStallCheck(this.#sessions)) {
       this.#stallCheck = setTimeout(() => {
         this.#stallCheck = undefined;
-        this.#takeBackFromStalled();
+        const taken = this.#dispatcher.takeBackStalled(this.#sessions);
+        if (taken > 0) this.#options.logger.debug({ event: "tasks_taken_back", count: taken }, "tasks sent ahead to a stalled worker go elsewhere");
         this.#pump();
       }, STALL_MS);
       this.#stallCheck.unref();
     }
   }
 
-  #anySentAhead(): boolean {
-    for (const session of this.#sessions) if (session.load > 1) return true;
-    return false;
-  }
-
-  /**
-   * Tasks sent ahead to a worker whose running task turned slow go back to
-   * the front of the queue, oldest first, to run elsewhere (a quick tool that
-   * hangs once would otherwise hold up to quickPipelineDepth - 1 calls).
-   */
-  #takeBackFromStalled(): void {
-    // With no other worker moving, the tasks would only queue again behind the same slow one.
-    if (![...this.#sessions].some((session) => session.ready && !this.#router.stalled(session))) return;
-    const taken: Queued[] = [];
-    for (const session of this.#sessions) {
-      if (session.load < 2 || !this.#router.stalled(session)) continue;
-      for (const task of session.takeBack() as Queued[]) {
-        this.#router.settled(session, task.key, kindOf(task.task), task.mayBeSlow);
-        delete task.session;
-        taken.push(task);
-      }
-    }
-    if (taken.length === 0) return;
-    taken.sort((a, b) => a.id - b.id);
-    // New ids: each ghost keeps its old one in that worker, which may yet see the task again.
-    for (const task of taken) task.id = this.#nextId++;
-    this.#options.logger.debug({ event: "tasks_taken_back", count: taken.length }, "tasks sent ahead to a stalled worker go elsewhere");
-    this.#queue.unshift(...taken);
-  }
-
-  #anyRoom(): boolean {
-    for (const session of this.#sessions) if (session.ready && session.load < this.#options.quickPipelineDepth) return true;
-    return false;
-  }
-
   #drainClosed(): void {
-    for (const task of this.#queue.splice(0)) task.settle({ ok: false, kind: "cancelled", message: "the host was closed before the call ran" });
+    for (const task of this.#dispatcher.drain()) task.settle({ ok: false, kind: "cancelled", message: "the host was closed before the call ran" });
   }
 
   /** Ends every worker; calls in flight or waiting answer `cancelled`. */
@@ -293,8 +237,4 @@ export class SandboxPool {
     await Promise.all(sessions.map((session) => session.closed));
     this.#journals.close();
   }
-}
-
-function kindOf(task: Task): TaskKind {
-  return task.type === "describe" ? "load" : task.type;
 }
