@@ -18,18 +18,19 @@ import * as zod from "zod";
 import * as sdk from "../sdk/index.js";
 import type { Tool } from "../sdk/index.js";
 import { intrinsics as I } from "./intrinsics.js";
-import { serialize, OutputTooLarge, type SerializeBudget } from "./serialize.js";
+import { serialize, type SerializeBudget } from "./serialize.js";
 import { describeThrown, MESSAGE_MAX_CHARS } from "./describe-thrown.js";
 import { createTimers } from "./timers.js";
 import { createConsole } from "./console.js";
 import { collectTools, manifestOf, ModuleError } from "./module-tools.js";
-import { isBlocked, isSignal } from "./signals.js";
+import { isSignal } from "./signals.js";
 import { installWebGlobals } from "./web/index.js";
 import { createFetch } from "./web/fetch.js";
 import { createCapabilityClient } from "./capability-client.js";
 import { createCapabilityApi } from "./capability-api.js";
 import { createCodeMode } from "./codemode.js";
-import { answerOf, clipText, createAnswers, isAllocationRefusal, issuesOf, summarise } from "./answers.js";
+import { answerOf, clipText, createAnswers } from "./answers.js";
+import { createToolCalls } from "./tool-call.js";
 import type { GuestAnswer, GuestAnswerKind, GuestApi, GuestLent, GuestLoadAnswer, StartRequest } from "../shared/guest-api.js";
 
 const globalObject = globalThis as Record<string, unknown>;
@@ -48,15 +49,13 @@ function lent<K extends keyof GuestLent>(name: K): GuestLent[K] {
   return value as GuestLent[K];
 }
 
-/** The call in progress; a timer callback that throws fails it. */
-let failCurrentCall: ((error: unknown) => void) | undefined;
-
 const timers = createTimers({
   wake: (delayMs) => FERAL_WAKE(delayMs),
-  onUncaught: (error) => failCurrentCall?.(error),
+  onUncaught: (error) => failCurrentCall(error),
 });
 const guestConsole = createConsole();
-const { successAnswer, errorAnswer, successRecord } = createAnswers(() => guestConsole.take());
+const answers = createAnswers(() => guestConsole.take());
+const { errorAnswer } = answers;
 
 function defineGlobal(name: string, value: unknown): void {
   I.ObjectDefineProperty(globalObject, name, { value, writable: true, configurable: true, enumerable: false });
@@ -67,25 +66,13 @@ defineGlobal("console", guestConsole.console);
 installWebGlobals(globalObject, { random: (count) => FERAL_RANDOM(count), loadUrl: () => FERAL_LOAD_URL() });
 // fetch, ctx.fs and ctx.state: requests the host performs (and judges) for the current call.
 const capabilities = createCapabilityClient((seq, requestJson) => FERAL_CAPABILITY(seq, requestJson));
-const capabilityApi = createCapabilityApi(capabilities);
-const ourFetch = createFetch(capabilities);
-
-/**
- * `fetch` is a global only for a tool that declared `net_read` or
- * `net_write`. An isolate serves calls of one tool, so this changes the
- * global at most once in it (a describe isolate never calls).
- */
-let fetchFor: Tool | undefined;
-function syncFetchGlobal(tool: Tool): void {
-  if (fetchFor === tool) return;
-  fetchFor = tool;
-  const effects = tool.effects as readonly string[];
-  let wantsNet = false;
-  for (let i = 0; I.ArrayIsArray(effects) && i < effects.length; i++) wantsNet ||= effects[i] === "net_read" || effects[i] === "net_write";
-  if (wantsNet) defineGlobal("fetch", ourFetch);
-  else if (globalObject.fetch === ourFetch) delete globalObject.fetch;
-}
-const FETCH_HINT = " (fetch is there only for tools that declare the net_read or net_write effect)";
+// One call of a tool: its input, its run, its answer (tool-call.ts).
+const { invokeTool, failCurrentCall } = createToolCalls({
+  answers,
+  capabilityApi: createCapabilityApi(capabilities),
+  fetch: createFetch(capabilities),
+  defineGlobal,
+});
 
 /** A call is over: its timers and capability requests are forgotten. */
 function resetCall(): void {
@@ -115,103 +102,11 @@ function requireModule(specifier: unknown): unknown {
 
 let tools = new I.Map<string, Tool>();
 
-/**
- * Runs a call. A tool whose `run` returns a plain value is answered in this
- * same entry; one that returns a promise (or any thenable) is answered by the
- * promise this returns. Never throws, never rejects.
- */
+/** Runs a call of the loaded tool `name` (see createToolCalls). Never throws, never rejects. */
 function invoke(name: string, inputJson: string, callId: string, budget: SerializeBudget): GuestAnswer | Promise<GuestAnswer> {
   const tool = I.mapGet(tools, name);
   if (tool === undefined) return errorAnswer("unknown_tool", `this module has no tool named "${clipText(name, 200)}"`);
   return invokeTool(tool, name, inputJson, callId, budget);
-}
-
-function invokeTool(tool: Tool, name: string, inputJson: string, callId: string, budget: SerializeBudget): GuestAnswer | Promise<GuestAnswer> {
-  let value: unknown;
-  try {
-    let input: unknown;
-    try {
-      input = I.JSONParse(inputJson);
-    } catch {
-      return errorAnswer("invalid_input", "the input is not valid JSON");
-    }
-    const parsed = tool.input.safeParse(input);
-    if (!parsed.success) {
-      const issues = issuesOf(parsed.error);
-      return errorAnswer("invalid_input", `the input does not match the tool's schema: ${summarise(issues)}`, { issues });
-    }
-    syncFetchGlobal(tool);
-    value = I.apply(tool.run, tool, [parsed.data, I.ObjectFreeze({ callId, tool: name, fs: capabilityApi.fs, state: capabilityApi.state })]);
-    if (!isThenable(value)) return answer(tool, value, budget);
-  } catch (thrown) {
-    return failureAnswer(thrown);
-  }
-  return settle(tool, value, budget);
-}
-
-/** Reading `then` may run the tool's own getter: that is tool code, inside invoke's try. */
-function isThenable(value: unknown): boolean {
-  return value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as { then?: unknown }).then === "function";
-}
-
-/**
- * Waits for the tool's thenable through a promise of the runtime's own
- * (resolving it with the thenable runs the tool's `then`, as tool code), so
- * a replaced Promise.prototype.then or species cannot stall the answer.
- */
-function settle(tool: Tool, pending: unknown, budget: SerializeBudget): Promise<GuestAnswer> {
-  return I.ownPromise<GuestAnswer>((resolveAnswer) => {
-    const waiting = I.ownPromise<unknown>((resolve, reject) => {
-      // A timer callback of this call that throws fails it: `waiting` is not
-      // resolved with the tool's thenable (that would lock it to it), it
-      // follows a promise that is.
-      failCurrentCall = reject;
-      I.ownThen(I.ownPromise<unknown>((follow) => follow(pending)), resolve, reject);
-    });
-    I.ownThen(
-      waiting,
-      (value) => {
-        failCurrentCall = undefined;
-        resolveAnswer(answer(tool, value, budget));
-      },
-      (thrown) => {
-        failCurrentCall = undefined;
-        resolveAnswer(failureAnswer(thrown));
-      },
-    );
-  });
-}
-
-/** The answer of what `run` gave; a result past the budget becomes an error answer. */
-function answer(tool: Tool, value: unknown, budget: SerializeBudget): GuestAnswer {
-  try {
-    const record = successRecord(tool, value);
-    return isAnswer(record) ? record : successAnswer(record, budget);
-  } catch (thrown) {
-    return failureAnswer(thrown);
-  }
-}
-
-function isAnswer(value: Record<string, unknown> | GuestAnswer): value is GuestAnswer {
-  return I.ObjectGetPrototypeOf(value) !== null;
-}
-
-/** Never throws: describing the thrown value is guarded, and errorAnswer clips. */
-function failureAnswer(thrown: unknown): GuestAnswer {
-  try {
-    if (isSignal(thrown) && thrown instanceof OutputTooLarge) {
-      return errorAnswer("output_too_large", `${thrown.reason}: return less data, or page through it`);
-    }
-    const { message, stack } = describeThrown(thrown);
-    // The host's policy or gate refused a capability and the tool let it through.
-    if (isBlocked(thrown)) return errorAnswer("blocked", message);
-    const hinted = fetchFor !== undefined && globalObject.fetch === undefined && /\bfetch is not defined\b/.test(message) ? `${message}${FETCH_HINT}` : message;
-    const failed = errorAnswer("tool_error", hinted, stack === undefined ? undefined : { stack });
-    if (isAllocationRefusal(thrown)) failed.refused = true;
-    return failed;
-  } catch {
-    return errorAnswer("tool_error", "the tool threw a value that could not be described");
-  }
 }
 
 /**

@@ -9,53 +9,36 @@
  * - memory: the isolate's `memoryLimit`; isolated-vm disposes the isolate
  *   when it is passed, and we read that from `isolate.isDisposed`;
  * - time: `timeout` on every entry (sync work: each entry is a synchronous
- *   apply, the fastest way in) and a deadline timer here that disposes the
- *   isolate (async work: a promise that never settles, a chain of timers).
+ *   apply, the fastest way in) and a deadline timer (call-clock.ts) that
+ *   disposes the isolate (async work: a promise that never settles, a chain
+ *   of timers).
  *   Between entries this thread is free, so the deadline can fire.
  * - load vs call: the module's top level runs once, when the isolate is
  *   made, under the load time limit (never a call's); its failure is the
  *   module's load failure.
- * This file gathers evidence only (the guest's typed answer, the clock, the
- * disposal, the isolate's memory against its limit); sandbox/shared/classify.ts
- * decides the kind.
+ * The isolate is made in isolate-setup.ts; a run's evidence (the guest's
+ * typed answer, the clock, the disposal, the isolate's memory against its
+ * limit) is weighed in run-outcome.ts; sandbox/shared/classify.ts decides.
  */
 import { performance } from "node:perf_hooks";
 import type { CallLimits } from "../shared/task-parts.js";
-import { classify, type Evidence, type Phase } from "../shared/classify.js";
-import type { GuestAnswer, GuestApi } from "../shared/guest-api.js";
+import { classify, type Phase } from "../shared/classify.js";
+import type { GuestAnswer } from "../shared/guest-api.js";
 import { ivm } from "./load-isolated-vm.js";
 import type IsolatedVM from "isolated-vm-types";
-import { compileRuntime } from "./runtime-script.js";
-import { lendWebCallbacks } from "./web-callbacks.js";
 import { answerNow, endCapabilityCall, sendCapabilityRequest } from "./capability-relay.js";
-import { GuestBridge, GuestContractError } from "./guest-bridge.js";
+import { GuestContractError, type GuestBridge } from "./guest-bridge.js";
 import { GuestTimers } from "./guest-timers.js";
+import { CallClock } from "./call-clock.js";
 import { IsolateMeter, untilQuiet } from "./isolate-meter.js";
-import { catastrophe, failureMessage, LoadFailure, zeroMetrics, type RunResult } from "./run-result.js";
+import { loadFailure, runGuestRuntime, runModule, type ToolIsolateOptions } from "./isolate-setup.js";
+import { answeredResult, measureRun, thrownResult, type Run } from "./run-outcome.js";
+import { catastrophe, LoadFailure, zeroMetrics, type RunResult } from "./run-result.js";
 
 export { LoadFailure, type RunResult } from "./run-result.js";
+export type { ToolIsolateOptions } from "./isolate-setup.js";
 
 type Reference = IsolatedVM.Reference<unknown>;
-
-export type ToolIsolateOptions = {
-  code: string;
-  /** Shown in the tool's stack traces. */
-  filename: string;
-  memoryMb: number;
-  /** The load time limit: for running the runtime and the bundle's top level. */
-  loadTimeoutMs: number;
-  /** "call" when a call's first use makes the isolate: a refused module is then the call's tool_error. */
-  phase?: Phase;
-};
-
-/** An isolate left this full is not kept warm (its next call would start out of room). */
-const NEAR_LIMIT = 0.9;
-
-/** Extra room in the text limit for the envelope around the tool's data. */
-const ENVELOPE_SLACK_CHARS = 64 * 1024;
-
-/** One run's bookkeeping, from its first entry to its metrics. */
-type Run = { phase: Phase; limits: CallLimits; started: number; cpuBefore: bigint; timedOut: boolean };
 
 export class ToolIsolate {
   readonly #isolate: IsolatedVM.Isolate;
@@ -72,13 +55,17 @@ export class ToolIsolate {
     fire: (timeoutMs) => this.#guest.fire(timeoutMs),
     stoppedByLimit: () => this.#failWaiting(new Error("a timer callback was stopped by a limit")),
   });
+  /** The running call's deadline, on performance.now()'s clock (the entries read it). */
   #callDeadline = 0;
-  /** Disposes the isolate at the deadline while a call waits; moved when the host's gate paused the clock. */
-  #deadlineTimer: NodeJS.Timeout | undefined;
-  #onDeadline: (() => void) | undefined;
+  /** While a call waits: the timer that disposes the isolate at the deadline, paused while the host's gate waits. */
+  readonly #clock = new CallClock();
   #callId = "";
-  /** While the host's gate waits: the call's time that was left. */
-  #pausedLeftMs: number | undefined;
+  /** What the guest's callbacks reach in this worker (isolate-setup.ts lends them). */
+  readonly #lent = {
+    wake: (delayMs: number) => this.#timers.wake(delayMs),
+    done: (seq: number) => this.#onDone(seq),
+    capability: (seq: number, json: string) => this.#onCapabilityNow(seq, json),
+  };
   #disposedByUs = false;
   #inCall = false;
   /** CPU time, heap and the memory V8 does not count: what the worker's budget weighs this isolate at. */
@@ -152,35 +139,15 @@ export class ToolIsolate {
       tool.#meter.noteResidentGrowth(0);
       return tool;
     } catch (error) {
-      const evidence: Evidence = { phase, internal: error instanceof GuestContractError };
-      if (tool !== undefined) {
-        evidence.deadlinePassed = performance.now() - started >= options.loadTimeoutMs - 1;
-        evidence.disposedByLimit = tool.#isolate.isDisposed && !tool.#disposedByUs;
-      }
+      const made = tool === undefined ? undefined : { disposedByLimit: tool.#isolate.isDisposed && !tool.#disposedByUs };
       tool?.dispose();
-      const kind = classify(evidence);
-      const limits = { timeoutMs: options.loadTimeoutMs, memoryMb: options.memoryMb };
-      return new LoadFailure(kind, `loading the module failed: ${failureMessage(kind, limits, error, "its top level")}`);
+      return loadFailure(options, error, started, made);
     }
   }
 
   /** `warm`: also run the runtime's own warm-up (idle time only: it costs what it saves). */
   #runRuntime(timeoutMs: number, options: { warm?: boolean } = {}): void {
-    const global = this.#context.global;
-    this.#keep(global as Reference);
-    const lend = (global as IsolatedVM.Reference<Record<string, unknown>>).setSync.bind(global);
-    lend("__corral_wake", new ivm.Callback((delayMs: number) => this.#timers.wake(delayMs), { ignored: true }));
-    lend("__corral_done", new ivm.Callback((seq: number) => this.#onDone(seq), { ignored: true }));
-    lendWebCallbacks(this.#isolate, this.#context);
-    // Synchronous: a Code Mode script's fast nested call of a tool that answers at once is run
-    // and answered inside the script's entry (answerNow: the tool's own isolate, its own limits);
-    // any other request is taken in a microtask once the entry returns, not after a hop through
-    // the event loop (an `ignored` callback's, ~100 µs here). Nothing enters this isolate inside it.
-    lend("__corral_capability", new ivm.Callback((seq: number, json: string) => this.#onCapabilityNow(seq, json)));
-    const runtime = compileRuntime(this.#isolate);
-    const api = this.#keep(runtime.runSync(this.#context, { reference: true, timeout: timeoutMs }) as Reference);
-    runtime.release();
-    this.#guest = new GuestBridge(api as IsolatedVM.Reference<GuestApi>);
+    this.#guest = runGuestRuntime(this.#isolate, this.#context, this.#refs, this.#lent, timeoutMs);
     if (options.warm === true) this.#guest.warm(timeoutMs);
   }
 
@@ -188,21 +155,7 @@ export class ToolIsolate {
   #loadModule(options: ToolIsolateOptions): string | undefined {
     if (this.#loaded) throw new GuestContractError("a second module was loaded into one isolate");
     this.#loaded = true; // one module per isolate, ever
-    // The wrapper sits on its own line, so the tool's line numbers stay true.
-    const script = this.#isolate.compileScriptSync(`(function (module, exports, require) {\n${options.code}\n})`, {
-      filename: options.filename,
-      lineOffset: -1,
-    });
-    const factory = this.#keep(script.runSync(this.#context, { reference: true, timeout: options.loadTimeoutMs }) as Reference);
-    script.release();
-    const answer = this.#guest.load(factory, options.loadTimeoutMs);
-    if (answer.ok) return undefined;
-    return answer.stack === undefined ? answer.message : `${answer.message}\n${answer.stack}`;
-  }
-
-  #keep(ref: Reference): Reference {
-    this.#refs.push(ref);
-    return ref;
+    return runModule(this.#isolate, this.#context, this.#refs, this.#guest, options);
   }
 
   get alive(): boolean {
@@ -296,7 +249,7 @@ export class ToolIsolate {
     if (answer instanceof Promise) return this.#runOn(run, answer);
     let result: RunResult;
     try {
-      result = this.#answered(run, answer);
+      result = answeredResult(run, answer, this.#meter);
     } catch (error) {
       result = this.#thrown(run, error);
     }
@@ -305,59 +258,31 @@ export class ToolIsolate {
 
   /** A call left waiting on timers or promises: only it needs the deadline timer (sync entries carry their own timeout). */
   async #runOn(run: Run, pending: Promise<GuestAnswer>): Promise<RunResult> {
-    this.#onDeadline = () => {
+    this.#clock.wait(this.#callDeadline, () => {
       run.timedOut = true;
       this.dispose();
-    };
-    this.#armDeadline();
+    });
     let result: RunResult;
     try {
-      result = this.#answered(run, await pending);
+      result = answeredResult(run, await pending, this.#meter);
     } catch (error) {
       result = this.#thrown(run, error);
     }
+    // Only a call that waited ever arms or pauses the clock (the host's pause and answers come on the event loop).
+    this.#clock.stop();
     this.#ended(result);
     // Only an asynchronous entry can outlive its call (a synchronous one holds this thread).
     if (result.kind === "timeout" || result.kind === "memory") await untilQuiet();
     return this.#measured(run, result);
   }
 
-  /** The guest answered: its kind stands unless the evidence says otherwise (classify.ts). */
-  #answered(run: Run, answer: GuestAnswer): RunResult {
-    const { limits } = run;
-    const evidence: Evidence = { phase: run.phase, answer: answer.kind, oversized: answer.text.length > limits.maxOutputBytes + ENVELOPE_SLACK_CHARS };
-    // A failure answered with the isolate full may be the limit refusing an
-    // allocation (isolated-vm refuses ArrayBuffers past memoryLimit with a
-    // RangeError and leaves the isolate alive): the guest says whether V8
-    // refused, this side whether the isolate was at its limit.
-    if (answer.kind !== "ok" && answer.refused === true) {
-      evidence.allocationRefused = true;
-      evidence.nearLimit = this.#meter.readHeap() >= limits.memoryMb * 1024 * 1024 * NEAR_LIMIT;
-    }
-    const kind = classify(evidence);
-    if (kind === answer.kind) return { kind, text: answer.text, metrics: zeroMetrics() };
-    // A describe the guest could not make: its words are the module's load error.
-    if (kind === "compile_error") return { kind, message: answer.text, metrics: zeroMetrics() };
-    if (kind === "output_too_large") return { kind, message: `the result is larger than ${limits.maxOutputBytes} bytes`, metrics: zeroMetrics() };
-    return { kind, message: failureMessage(kind, limits, undefined), metrics: zeroMetrics() };
-  }
-
-  /** An entry threw: a limit, or corral's own failure (classify.ts decides which). */
+  /** An entry threw: a limit, or corral's own failure (run-outcome.ts). */
   #thrown(run: Run, error: unknown): RunResult {
-    const kind = classify({
-      phase: run.phase,
-      deadlinePassed: run.timedOut || performance.now() - run.started >= run.limits.timeoutMs - 1,
-      disposedByLimit: this.#isolate.isDisposed && !this.#disposedByUs,
-      internal: error instanceof GuestContractError || this.alive,
-    });
-    return { kind, message: failureMessage(kind, run.limits, error), metrics: zeroMetrics() };
+    return thrownResult(run, error, this.#isolate.isDisposed && !this.#disposedByUs, this.alive);
   }
 
-  /** The call is over: its deadline and timers go; an isolate whose run did not end in an answer is not reused. */
+  /** The call is over: an isolate whose run did not end in an answer is not reused. */
   #ended(result: RunResult): RunResult {
-    clearTimeout(this.#deadlineTimer);
-    this.#deadlineTimer = undefined;
-    this.#onDeadline = undefined;
     this.#endCall();
     if (result.text === undefined && result.kind !== "output_too_large") this.dispose();
     return result;
@@ -365,33 +290,15 @@ export class ToolIsolate {
 
   /** Adds the run's metrics; an isolate left near its limit is not kept warm. */
   #measured(run: Run, result: RunResult): RunResult {
-    const heapBefore = this.#meter.heapBytes;
-    const wallMs = performance.now() - run.started;
-    result.metrics = {
-      wallMs,
-      cpuMs: Math.max(0, Number(this.#meter.cpuNs() - run.cpuBefore) / 1e6),
-      heapBytes: this.#meter.heapAfter(wallMs),
-    };
-    if (wallMs > 1 && this.alive) this.#meter.noteResidentGrowth(heapBefore);
-    // An isolate left near its limit is not kept warm: its next call would
-    // start out of room. (A call that filled it was slow, so the reading is fresh.)
-    if (this.alive && this.#meter.heapBytes >= run.limits.memoryMb * 1024 * 1024 * NEAR_LIMIT) this.dispose();
+    if (measureRun(run, result, this.#meter, this.alive)) this.dispose();
     return result;
   }
-
 
   /** The guest forgot its timers when it handed over the answer; forget ours. */
   #endCall(): void {
     this.#inCall = false;
-    this.#pausedLeftMs = undefined;
     this.#timers.clear();
     endCapabilityCall(this.#callId);
-  }
-
-  #armDeadline(): void {
-    clearTimeout(this.#deadlineTimer);
-    const onDeadline = this.#onDeadline;
-    if (onDeadline !== undefined) this.#deadlineTimer = setTimeout(onDeadline, Math.max(0, this.#callDeadline - performance.now()));
   }
 
   /** The guest's request, inside its entry: answered now (JSON text) by a local relay, or later. */
@@ -422,10 +329,7 @@ export class ToolIsolate {
 
   /** The host waits on its gate: the deadline stops, keeping what was left of the call's time. */
   #pauseClock(): void {
-    if (!this.#inCall || this.#pausedLeftMs !== undefined) return;
-    clearTimeout(this.#deadlineTimer);
-    this.#deadlineTimer = undefined;
-    this.#pausedLeftMs = Math.max(0, this.#callDeadline - performance.now());
+    if (this.#inCall) this.#clock.pause(this.#callDeadline);
   }
 
   /**
@@ -435,15 +339,7 @@ export class ToolIsolate {
    */
   #deliverCapability(seq: number, answerJson: string, pausedMs: number): void {
     if (!this.#inCall || !this.alive) return;
-    if (this.#pausedLeftMs !== undefined) {
-      // The clock restarts with what was left when the gate began to wait.
-      this.#callDeadline = performance.now() + this.#pausedLeftMs;
-      this.#pausedLeftMs = undefined;
-      this.#armDeadline();
-    } else if (pausedMs > 0) {
-      this.#callDeadline += pausedMs;
-      this.#armDeadline();
-    }
+    this.#callDeadline = this.#clock.resume(this.#callDeadline, pausedMs);
     const left = Math.max(1, Math.floor(this.#callDeadline - performance.now()));
     try {
       this.#enter(() => this.#guest.capability(seq, answerJson, left));

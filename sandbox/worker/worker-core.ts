@@ -1,7 +1,8 @@
 /**
  * @module sandbox/worker/worker-core
  * What a sandbox worker does with a task, apart from its process: the
- * isolate cache, the blank isolate kept ready, and describe / call / warm.
+ * isolate cache, the blank isolate kept ready (blank-isolate.ts), and
+ * describe / call / warm.
  * entry.ts wires it to the host's messages; tests drive it in-process with
  * real isolates (worker-core.test.ts).
  *
@@ -15,17 +16,19 @@
  * memory budget (heap and external memory), so it is evicted before it can
  * push another source's call over a limit.
  */
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import { isolateKey } from "../shared/task-parts.js";
 import type { CallReply, DescribeReply, Reply, WarmReply } from "../shared/replies.js";
 import type { CallTask, DescribeTask, Task, WarmTask } from "../shared/tasks.js";
 import type { TaskPhase } from "../shared/session-messages.js";
-import { QUICK_CALL_MS, REFILL_AFTER_IDLE_MS, WARM_UP_TASKS } from "../shared/tuning.js";
+import { QUICK_CALL_MS } from "../shared/tuning.js";
 import { bundleCode } from "./bundle-store.js";
+import { BlankIsolate } from "./blank-isolate.js";
 import { IsolateCache } from "./isolate-cache.js";
 import { LoadFailure, ToolIsolate } from "./tool-isolate.js";
 import { zeroMetrics, type RunResult } from "./run-result.js";
+import { failed, ownFailure } from "./own-replies.js";
+import { runWarmUp } from "./warm-up.js";
 
 export const WorkerSettings = z.strictObject({
   maxWarmIsolates: z.number().int().positive(),
@@ -40,12 +43,8 @@ export type WorkerSettings = z.infer<typeof WorkerSettings>;
 export class WorkerCore {
   readonly #settings: WorkerSettings;
   readonly #cache: IsolateCache;
-  // One blank isolate (context and guest runtime run, no module) is kept ready
-  // and made again only while this worker is idle: a cold tool then pays for
-  // its own module, not for initialising zod.
-  #blank: ToolIsolate | undefined;
-  #blankMemoryMb: number;
-  #refill: NodeJS.Timeout | undefined;
+  /** Kept ready for a cold tool (blank-isolate.ts); the cache's budget counts it. */
+  readonly #blank: BlankIsolate;
   /**
    * Isolates that have run a call. One that has not (a describe's or a
    * warm-up's: only the module's top level ran) holds no caller's data, so a
@@ -60,13 +59,12 @@ export class WorkerCore {
 
   constructor(settings: WorkerSettings) {
     this.#settings = settings;
-    // The blank isolate kept ready is memory the worker holds too: the budget counts it.
+    this.#blank = new BlankIsolate(settings.defaultMemoryMb, settings.loadTimeoutMs, () => this.tasksInFlight > 0);
     this.#cache = new IsolateCache({
       maxIsolates: settings.maxWarmIsolates,
       maxHeapBytes: settings.maxWarmHeapMb * 1024 * 1024,
-      reservedBytes: () => (this.#blank?.alive === true ? this.#blank.footprintBytes : 0),
+      reservedBytes: this.#blank.reservedBytes,
     });
-    this.#blankMemoryMb = settings.defaultMemoryMb;
   }
 
   get settings(): WorkerSettings {
@@ -126,45 +124,23 @@ export class WorkerCore {
 
   /** Makes the blank isolate now (boot), at the default memory limit. */
   prepareBlank(): void {
-    this.#blank = ToolIsolate.prepare(this.#blankMemoryMb, this.#settings.loadTimeoutMs);
+    this.#blank.prepare();
   }
 
   /** Refills the blank isolate after a moment of quiet (call when no task is queued). */
   refillBlank(): void {
-    clearTimeout(this.#refill);
-    this.#refill = setTimeout(() => {
-      const blank = this.#blank;
-      if (this.tasksInFlight > 0 || (blank !== undefined && blank.blank && blank.memoryMb === this.#blankMemoryMb)) return;
-      blank?.dispose();
-      this.#blank = undefined;
-      try {
-        this.prepareBlank();
-      } catch {
-        // A blank that cannot be made now is made on demand by the next load.
-      }
-    }, REFILL_AFTER_IDLE_MS);
-    this.#refill.unref();
+    this.#blank.refill();
   }
 
   stopRefill(): void {
-    clearTimeout(this.#refill);
+    this.#blank.stopRefill();
   }
 
   /** Disposes every isolate this core holds. */
   close(): void {
-    this.stopRefill();
-    this.#blank?.dispose();
-    this.#blank = undefined;
+    this.#blank.close();
     this.#cache.clear();
     this.#cache.takeDropped();
-  }
-
-  #takeBlank(memoryMb: number): ToolIsolate | undefined {
-    this.#blankMemoryMb = memoryMb;
-    const blank = this.#blank;
-    if (blank === undefined || blank.memoryMb !== memoryMb || !blank.blank) return undefined;
-    this.#blank = undefined;
-    return blank;
   }
 
   /** A new isolate with the task's bundle loaded (its top level under the load time limit), from the blank one when it fits. */
@@ -176,7 +152,7 @@ export class WorkerCore {
       loadTimeoutMs: task.type === "describe" ? task.limits.timeoutMs : this.#settings.loadTimeoutMs,
       phase: task.type === "call" ? ("call" as const) : ("load" as const),
     };
-    return ToolIsolate.create(options, this.#takeBlank(task.limits.memoryMb));
+    return ToolIsolate.create(options, this.#blank.take(task.limits.memoryMb));
   }
 
   async #describe(task: DescribeTask): Promise<DescribeReply> {
@@ -289,34 +265,16 @@ export class WorkerCore {
   }
 
   /**
-   * Run once at boot, before tinypool reports this process ready: the first
-   * isolate of a process pays for compiling the guest runtime (and makes the
-   * code cache the others reuse). Paid here, through the same path a host's
-   * call takes, by a module of our own; the isolates it made are dropped.
-   * `each` runs after every task (entry.ts also warms its message parsing).
+   * Run once at boot, before tinypool reports this process ready (warm-up.ts);
+   * the isolates it made are dropped. `each` runs after every task (entry.ts
+   * also warms its message parsing).
    */
   async warmUp(each: (task: Task, reply: Reply) => void = () => undefined): Promise<void> {
-    const limits = { timeoutMs: 5_000, memoryMb: this.#settings.defaultMemoryMb, maxOutputBytes: 64 * 1024, maxDepth: 8 };
-    const bundle = { hash: createHash("sha256").update(WARM_UP_MODULE).digest("hex"), filename: "corral:warm-up", code: WARM_UP_MODULE };
-    const describeTask: Task = { type: "describe", bundle, limits };
-    const callTask: Task = { type: "call", callId: "warm-up", bundle, tool: "warm_up", inputJson: '{"text":"a b c"}', limits };
-    for (let i = 0; i < WARM_UP_TASKS; i++) {
-      const task = i === 0 ? describeTask : callTask;
-      const reply = await this.handle(task);
-      // The warm-up only saves the first call some compiling: on a machine so
-      // busy that it cannot finish under its limits, the worker serves cold
-      // rather than dying at boot (and being forked again, for ever).
-      if (reply.kind !== "ok") break;
-      each(task, reply);
-    }
+    await runWarmUp((task) => this.handle(task), this.#settings.defaultMemoryMb, each);
     this.#cache.clear();
     this.#cache.takeDropped();
   }
 }
-
-const WARM_UP_MODULE = `const { defineTool } = require("corral"); const { z } = require("zod");
-module.exports = defineTool({ name: "warm_up", description: "warms the worker", input: z.object({ text: z.string() }),
-  effects: [], run: ({ text }) => ({ words: text.split(" ").length, at: new Date(0) }) });`;
 
 /** The name of the module's only tool, from the runtime's own description (checked again on the host). */
 function soleToolName(manifestsJson: string): string | undefined {
@@ -327,14 +285,4 @@ function soleToolName(manifestsJson: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function ownFailure(error: unknown): string {
-  return `corral's sandbox worker failed (not counted against the tool): ${error instanceof Error ? error.message : "unknown error"}`;
-}
-
-/** A reply of the task's own type that ran nothing. */
-export function failed(task: Task, kind: Reply["kind"], message: string): Reply {
-  if (task.type === "call") return { type: "call", kind, message, metrics: zeroMetrics(), warm: false };
-  return { type: task.type, kind, message, metrics: zeroMetrics() };
 }

@@ -1,0 +1,154 @@
+/**
+ * @module sandbox/guest/tool-call
+ * One call of a tool, inside the isolate: its input checked with the tool's
+ * own schema, its `run`, its result or throw made an answer. Apart from
+ * runtime.ts, which owns the runtime's setup and the entry points the worker
+ * drives, because this is the code that meets the tool's values: every path
+ * here runs tool code (getters, thenables, thrown objects) inside a try and
+ * never throws or rejects itself. The runtime's own intrinsics only.
+ */
+import type { Tool } from "../sdk/index.js";
+import type { GuestAnswer } from "../shared/guest-api.js";
+import { intrinsics as I } from "./intrinsics.js";
+import { OutputTooLarge, type SerializeBudget } from "./serialize.js";
+import { describeThrown } from "./describe-thrown.js";
+import { isBlocked, isSignal } from "./signals.js";
+import { isAllocationRefusal, issuesOf, summarise, type createAnswers } from "./answers.js";
+import type { createCapabilityApi } from "./capability-api.js";
+
+const globalObject = globalThis as Record<string, unknown>;
+
+export type ToolCallParts = {
+  answers: ReturnType<typeof createAnswers>;
+  /** `ctx.fs` and `ctx.state`: the host's capabilities for the current call. */
+  capabilityApi: ReturnType<typeof createCapabilityApi>;
+  /** The runtime's fetch, made a global only for a tool that declares net access. */
+  fetch: unknown;
+  defineGlobal(name: string, value: unknown): void;
+};
+
+/**
+ * `invokeTool` runs a call: a tool whose `run` returns a plain value is
+ * answered in that same entry; one that returns a promise (or any thenable)
+ * is answered by the promise it returns. Never throws, never rejects.
+ * `failCurrentCall` fails the call in progress (a timer callback of it threw).
+ */
+export function createToolCalls(parts: ToolCallParts) {
+  const { successAnswer, errorAnswer, successRecord } = parts.answers;
+  const { capabilityApi, defineGlobal } = parts;
+  const ourFetch = parts.fetch;
+  /** Rejects the call in progress; a timer callback that throws fails it. */
+  let rejectCurrentCall: ((error: unknown) => void) | undefined;
+
+  /**
+   * `fetch` is a global only for a tool that declared `net_read` or
+   * `net_write`. An isolate serves calls of one tool, so this changes the
+   * global at most once in it (a describe isolate never calls).
+   */
+  let fetchFor: Tool | undefined;
+  function syncFetchGlobal(tool: Tool): void {
+    if (fetchFor === tool) return;
+    fetchFor = tool;
+    const effects = tool.effects as readonly string[];
+    let wantsNet = false;
+    for (let i = 0; I.ArrayIsArray(effects) && i < effects.length; i++) wantsNet ||= effects[i] === "net_read" || effects[i] === "net_write";
+    if (wantsNet) defineGlobal("fetch", ourFetch);
+    else if (globalObject.fetch === ourFetch) delete globalObject.fetch;
+  }
+  const FETCH_HINT = " (fetch is there only for tools that declare the net_read or net_write effect)";
+
+  function invokeTool(tool: Tool, name: string, inputJson: string, callId: string, budget: SerializeBudget): GuestAnswer | Promise<GuestAnswer> {
+    let value: unknown;
+    try {
+      let input: unknown;
+      try {
+        input = I.JSONParse(inputJson);
+      } catch {
+        return errorAnswer("invalid_input", "the input is not valid JSON");
+      }
+      const parsed = tool.input.safeParse(input);
+      if (!parsed.success) {
+        const issues = issuesOf(parsed.error);
+        return errorAnswer("invalid_input", `the input does not match the tool's schema: ${summarise(issues)}`, { issues });
+      }
+      syncFetchGlobal(tool);
+      value = I.apply(tool.run, tool, [parsed.data, I.ObjectFreeze({ callId, tool: name, fs: capabilityApi.fs, state: capabilityApi.state })]);
+      if (!isThenable(value)) return answer(tool, value, budget);
+    } catch (thrown) {
+      return failureAnswer(thrown);
+    }
+    return settle(tool, value, budget);
+  }
+
+  /** Reading `then` may run the tool's own getter: that is tool code, inside invoke's try. */
+  function isThenable(value: unknown): boolean {
+    return value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as { then?: unknown }).then === "function";
+  }
+
+  /**
+   * Waits for the tool's thenable through a promise of the runtime's own
+   * (resolving it with the thenable runs the tool's `then`, as tool code), so
+   * a replaced Promise.prototype.then or species cannot stall the answer.
+   */
+  function settle(tool: Tool, pending: unknown, budget: SerializeBudget): Promise<GuestAnswer> {
+    return I.ownPromise<GuestAnswer>((resolveAnswer) => {
+      const waiting = I.ownPromise<unknown>((resolve, reject) => {
+        // A timer callback of this call that throws fails it: `waiting` is not
+        // resolved with the tool's thenable (that would lock it to it), it
+        // follows a promise that is.
+        rejectCurrentCall = reject;
+        I.ownThen(I.ownPromise<unknown>((follow) => follow(pending)), resolve, reject);
+      });
+      I.ownThen(
+        waiting,
+        (value) => {
+          rejectCurrentCall = undefined;
+          resolveAnswer(answer(tool, value, budget));
+        },
+        (thrown) => {
+          rejectCurrentCall = undefined;
+          resolveAnswer(failureAnswer(thrown));
+        },
+      );
+    });
+  }
+
+  /** The answer of what `run` gave; a result past the budget becomes an error answer. */
+  function answer(tool: Tool, value: unknown, budget: SerializeBudget): GuestAnswer {
+    try {
+      const record = successRecord(tool, value);
+      return isAnswer(record) ? record : successAnswer(record, budget);
+    } catch (thrown) {
+      return failureAnswer(thrown);
+    }
+  }
+
+  function isAnswer(value: Record<string, unknown> | GuestAnswer): value is GuestAnswer {
+    return I.ObjectGetPrototypeOf(value) !== null;
+  }
+
+  /** Never throws: describing the thrown value is guarded, and errorAnswer clips. */
+  function failureAnswer(thrown: unknown): GuestAnswer {
+    try {
+      if (isSignal(thrown) && thrown instanceof OutputTooLarge) {
+        return errorAnswer("output_too_large", `${thrown.reason}: return less data, or page through it`);
+      }
+      const { message, stack } = describeThrown(thrown);
+      // The host's policy or gate refused a capability and the tool let it through.
+      if (isBlocked(thrown)) return errorAnswer("blocked", message);
+      const hinted = fetchFor !== undefined && globalObject.fetch === undefined && /\bfetch is not defined\b/.test(message) ? `${message}${FETCH_HINT}` : message;
+      const failed = errorAnswer("tool_error", hinted, stack === undefined ? undefined : { stack });
+      if (isAllocationRefusal(thrown)) failed.refused = true;
+      return failed;
+    } catch {
+      return errorAnswer("tool_error", "the tool threw a value that could not be described");
+    }
+  }
+
+  return {
+    invokeTool,
+    failCurrentCall(error: unknown): void {
+      rejectCurrentCall?.(error);
+    },
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * @module sandbox/worker/blank-isolate
+ * The one blank isolate a worker keeps ready (context and guest runtime run,
+ * no module ever): a cold tool then pays for its own module, not for
+ * initialising zod. Apart from WorkerCore because its lifetime is its own: it
+ * is made again only while the worker is idle, never on a call's time, and
+ * taken only by a load of the same memory limit. Owned by a WorkerCore, which
+ * closes it; an isolate taken from it belongs to the taker.
+ */
+import { REFILL_AFTER_IDLE_MS } from "../shared/tuning.js";
+import { ToolIsolate } from "./tool-isolate.js";
+
+export class BlankIsolate {
+  #blank: ToolIsolate | undefined;
+  /** The memory limit of the last load: the next blank gets it. */
+  #memoryMb: number;
+  #refill: NodeJS.Timeout | undefined;
+  readonly #loadTimeoutMs: number;
+  /** Whether the worker has tasks in flight: a refill then waits for the next quiet. */
+  readonly #busy: () => boolean;
+
+  constructor(memoryMb: number, loadTimeoutMs: number, busy: () => boolean) {
+    this.#memoryMb = memoryMb;
+    this.#loadTimeoutMs = loadTimeoutMs;
+    this.#busy = busy;
+  }
+
+  /**
+   * What the blank weighs in the worker's budget (the isolate cache counts
+   * it): a field, so the cache calls it with no hop of its own.
+   */
+  readonly reservedBytes = (): number => (this.#blank?.alive === true ? this.#blank.footprintBytes : 0);
+
+  /** Makes the blank now (boot), at the memory limit of the last load. */
+  prepare(): void {
+    this.#blank = ToolIsolate.prepare(this.#memoryMb, this.#loadTimeoutMs);
+  }
+
+  /** Refills the blank after a moment of quiet (call when no task is queued). */
+  refill(): void {
+    clearTimeout(this.#refill);
+    this.#refill = setTimeout(() => {
+      const blank = this.#blank;
+      if (this.#busy() || (blank !== undefined && blank.blank && blank.memoryMb === this.#memoryMb)) return;
+      blank?.dispose();
+      this.#blank = undefined;
+      try {
+        this.prepare();
+      } catch {
+        // A blank that cannot be made now is made on demand by the next load.
+      }
+    }, REFILL_AFTER_IDLE_MS);
+    this.#refill.unref();
+  }
+
+  stopRefill(): void {
+    clearTimeout(this.#refill);
+  }
+
+  /** The blank, if it has `memoryMb`; the next one is made at that limit either way. */
+  take(memoryMb: number): ToolIsolate | undefined {
+    this.#memoryMb = memoryMb;
+    const blank = this.#blank;
+    if (blank === undefined || blank.memoryMb !== memoryMb || !blank.blank) return undefined;
+    this.#blank = undefined;
+    return blank;
+  }
+
+  close(): void {
+    this.stopRefill();
+    this.#blank?.dispose();
+    this.#blank = undefined;
+  }
+}
