@@ -78,13 +78,15 @@ export class Dispatcher<T extends Placeable<W>, W extends DispatchWorker> {
    * queued and the ones behind it may go meanwhile.
    */
   plan(workers: Iterable<W>, send: (task: T) => void): void {
+    // The common case on the warm path: a reply came and nothing waits.
+    if (this.#queue.length === 0) return;
     const all = [...workers];
     const waiting = new Map<string, number>();
     // Calls only: a warm-up queued with its tool's first call is not a hot key.
     for (const task of this.#queue) if (kindOf(task.task) === "call") waiting.set(task.key, (waiting.get(task.key) ?? 0) + 1);
     for (let i = 0; i < this.#queue.length; ) {
       // Every worker full: nothing behind can go either (a long queue under load).
-      if (!all.some((worker) => worker.ready && worker.load < this.#maxDepth)) break;
+      if (!this.#anyRoom(all)) break;
       const next = this.#queue[i] as T;
       const kind = kindOf(next.task);
       const worker = this.#router.pick(all, next.key, { isolate: kind !== "load", waiting: waiting.get(next.key) ?? 1 });
@@ -98,6 +100,11 @@ export class Dispatcher<T extends Placeable<W>, W extends DispatchWorker> {
       next.mayBeSlow = this.#router.dispatched(worker, next.key, kind);
       send(next);
     }
+  }
+
+  #anyRoom(workers: W[]): boolean {
+    for (const worker of workers) if (worker.ready && worker.load < this.#maxDepth) return true;
+    return false;
   }
 
   /** Whether the queue must be looked at again in a while: tasks wait, or some worker holds tasks sent ahead. */
