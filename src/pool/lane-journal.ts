@@ -55,7 +55,11 @@ export class LaneJournal {
 
   /** Closes the journal and removes its files. */
   close(): void {
-    if (this.#fd !== undefined) closeSync(this.#fd);
+    try {
+      if (this.#fd !== undefined) closeSync(this.#fd);
+    } catch {
+      // Closed already: the files go all the same.
+    }
     this.#fd = undefined;
     // The part being read, and the next one, should the worker have made it before it ended.
     for (const part of [this.#part, this.#part + 1]) removeQuietly(journalPartPath(this.path, part));

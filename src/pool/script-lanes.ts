@@ -78,9 +78,10 @@ export class ScriptLanes {
     try {
       lines = journal.read();
     } catch (error) {
+      // Whatever went wrong (a line not the lane's, a file gone), the records from here on cannot be trusted: the worker stops.
       this.close(head.id);
-      if (!(error instanceof JournalError)) throw error;
-      this.#deps.broken(`the sandbox worker's fast lane journal is broken: ${error.message}`);
+      const why = error instanceof JournalError ? error.message : `it could not be read (${error instanceof Error ? error.message : "unknown"})`;
+      this.#deps.broken(`the sandbox worker's fast lane journal is broken: ${why}`);
       return;
     }
     if (lines.length === 0) return;

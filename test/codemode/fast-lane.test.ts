@@ -1,5 +1,7 @@
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHost, type Host, type HostEvent, type ToolResult } from "../../src/index.js";
 import { assertNoWorkersLeft, childPids, tempDir, toolSource, withHost } from "../helpers/host.js";
@@ -17,6 +19,28 @@ import { runCli } from "../cli/cli-process.js";
 type Details = { calls: { tool: string; kind: string }[]; callCount: number; callsByKind: Record<string, number>; fastCalls: number; callsNotListed?: number };
 
 const ADD_SOURCE = toolSource({ name: "add", input: "z.object({ a: z.number(), b: z.number() })", run: "return { sum: input.a + input.b };" });
+
+/** Names in `dir`; none if it is gone (other test processes' pools remove theirs at any moment). */
+function namesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** The lane journals this process's hosts have open now that hold a "lane" line. */
+function laneJournals(): string[] {
+  const homes = ["/dev/shm", tmpdir()].flatMap((base) => namesIn(base).filter((name) => name.startsWith("corral-lanes-")).map((name) => join(base, name)));
+  const ours = homes.flatMap((home) => namesIn(home).filter((name) => name.startsWith(`${process.pid}-`)).map((name) => join(home, name)));
+  return ours.filter((path) => {
+    try {
+      return readFileSync(path, "utf8").includes('"type":"lane"');
+    } catch {
+      return false;
+    }
+  });
+}
 
 function detailsOf(result: ToolResult): Details {
   assert.ok(result.details !== undefined, JSON.stringify(result));
@@ -172,7 +196,7 @@ describe("Code Mode: the fast lane", { timeout: 300_000 }, () => {
       { codeMode: { timeoutMs: 1_000, maxCalls: 1_000 } },
     ));
 
-  it("a script whose worker dies while the host is not reading: the lane waits for its records to be written, and none is lost", () =>
+  it("a script whose worker dies while the host is not reading: every record the worker wrote to the lane's journal reaches the ledger", () =>
     withHost(
       async (fresh) => {
         const loaded = await fresh.load({ source: "agent:math", code: ADD_SOURCE });
@@ -181,7 +205,7 @@ describe("Code Mode: the fast lane", { timeout: 300_000 }, () => {
         assert.ok(warm.ok, JSON.stringify(warm));
         const code = "for (let i = 0; i < 2000; i++) await tools.add({ a: i, b: 1 }); for (;;) Object.keys(new Uint8Array(20_000_000));";
         const running = fresh.call("run_code", { code });
-        // This process reads nothing for a while: the worker's socket fills with its lane's messages.
+        // This process reads nothing for a while: the journal grows, and is read once the worker is gone.
         await new Promise((resolve) => setTimeout(resolve, 30));
         const until = Date.now() + 400;
         while (Date.now() < until);
@@ -191,6 +215,33 @@ describe("Code Mode: the fast lane", { timeout: 300_000 }, () => {
         assert.equal(row?.totals.calls, 2001, JSON.stringify(row?.totals));
       },
       { codeMode: { timeoutMs: 3_000, maxCalls: 3_000 } },
+    ));
+
+  it("a lane journal with a line that is not the lane's: the worker is stopped as broken, the host serves on, the journal's files go", () =>
+    withHost(
+      async (fresh) => {
+        const loads = await Promise.all([
+          fresh.load({ source: "agent:math", code: ADD_SOURCE }),
+          fresh.load({ source: "agent:nap", code: toolSource({ name: "nap", run: 'await new Promise((resolve) => setTimeout(resolve, 1_500)); return "rested";' }) }),
+        ]);
+        for (const loaded of loads) assert.ok(loaded.ok, JSON.stringify(loaded));
+        const running = fresh.call("run_code", { code: "await tools.add({ a: 1, b: 1 }); return await tools.nap({});" });
+        // The script's journal (this host's, in /dev/shm or the temporary directory) once its first lines are there.
+        let journal: string | undefined;
+        for (let i = 0; i < 200 && journal === undefined; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          journal = laneJournals()[0];
+        }
+        assert.ok(journal !== undefined, "the script's lane journal was made and written");
+        appendFileSync(journal, "not the lane's\n");
+        const result = await running;
+        assert.ok(!result.ok, JSON.stringify(result));
+        assert.match(result.error.message, /fast lane journal is broken: the lane journal has a line that is not JSON/);
+        assert.equal(existsSync(journal), false, "its file is removed with the script");
+        const after = await fresh.call("add", { a: 2, b: 2 });
+        assert.ok(after.ok, "the host serves on with a new worker");
+      },
+      { codeMode: { timeoutMs: 10_000 } },
     ));
 
   it("obeys from the next script a quarantine that another process (the CLI) made meanwhile", async () => {
