@@ -23,14 +23,12 @@
 import { z } from "zod";
 import { LaneRecords } from "./fast-lane-schemas.js";
 
-export { LaneRecords };
-
 /** A script's lane call starts: `callId` is the script's, `id` the lane call's, `tool` its index in the lane's tools. */
 export const LaneStart = z.strictObject({ corral: z.literal(1), type: z.literal("lane"), callId: z.string(), id: z.string(), tool: z.number().int().nonnegative() });
 export type LaneStart = z.infer<typeof LaneStart>;
 
 /** The journal goes on in part `part` (journalPartPath): this one is over. */
-export const JournalNext = z.strictObject({ corral: z.literal(1), type: z.literal("next"), part: z.number().int().positive() });
+const JournalNext = z.strictObject({ corral: z.literal(1), type: z.literal("next"), part: z.number().int().positive() });
 
 export const JournalLine = z.discriminatedUnion("type", [LaneStart, LaneRecords, JournalNext]);
 export type JournalLine = z.infer<typeof JournalLine>;

@@ -37,7 +37,7 @@ import type { CallTask } from "../shared/tasks.js";
 import type { FastLane as FastLaneSpec, FastRecord, LaneRecords } from "../shared/fast-lane-schemas.js";
 import type { ToolAnswer } from "../shared/codemode-messages.js";
 import { readEnvelope } from "../shared/envelope.js";
-import type { LaneStart } from "../shared/lane-journal.js";
+import type { JournalSink } from "./journal-writer.js";
 import { askHost, endLocalRelay, setLocalRelay, type CapabilityCall } from "./capability-relay.js";
 import type { NestedQueue } from "./nested-queue.js";
 import type { WorkerCore } from "./worker-core.js";
@@ -50,7 +50,7 @@ import type { WorkerCore } from "./worker-core.js";
 export type FastLaneDeps = {
   core: WorkerCore;
   queue: NestedQueue;
-  journal: { write(line: LaneStart | LaneRecords): void; close(): void };
+  journal: JournalSink;
   sendRecords(message: LaneRecords): Promise<void>;
   /** Tells the host to read the journal now (a message with nothing in it). */
   wake(): void;

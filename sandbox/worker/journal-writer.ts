@@ -10,7 +10,10 @@ import { closeSync, openSync, writeSync } from "node:fs";
 import { journalPartPath, type LaneLine } from "../shared/lane-journal.js";
 import { JOURNAL_PART_BYTES } from "../shared/tuning.js";
 
-export class JournalWriter {
+/** Where a lane writes its lines: `write` throws when a line was not taken whole. */
+export type JournalSink = { write(line: LaneLine): void; close(): void };
+
+export class JournalWriter implements JournalSink {
   readonly #path: string;
   #fd: number;
   #part = 0;
@@ -61,7 +64,7 @@ export class JournalWriter {
 }
 
 /** The journal at `path`, or, if it cannot be opened, one whose every write fails (the lane's calls then go to the host). */
-export function openJournal(path: string | undefined): { write(line: LaneLine): void; close(): void } {
+export function openJournal(path: string | undefined): JournalSink {
   try {
     if (path === undefined) throw new Error("the host gave none");
     return new JournalWriter(path);

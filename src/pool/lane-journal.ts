@@ -22,6 +22,8 @@ export class JournalError extends Error {
 
 const NEWLINE = 0x0a;
 const CHUNK_BYTES = 64 * 1024;
+/** One read buffer for every journal: reads are synchronous, so no two use it at once. */
+const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
 /** A line longer than this is not one the worker writes (a record's envelope is capped far below). */
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
@@ -32,7 +34,6 @@ export class LaneJournal {
   #offset = 0;
   /** The start of a line not yet ended (the worker may be writing it). */
   #partial: Buffer = Buffer.alloc(0);
-  readonly #chunk = Buffer.allocUnsafe(CHUNK_BYTES);
 
   constructor(path: string) {
     this.path = path;
@@ -44,10 +45,10 @@ export class LaneJournal {
   read(): LaneLine[] {
     const lines: LaneLine[] = [];
     while (this.#fd !== undefined) {
-      const got = readSync(this.#fd, this.#chunk, 0, CHUNK_BYTES, this.#offset);
+      const got = readSync(this.#fd, chunk, 0, CHUNK_BYTES, this.#offset);
       if (got === 0) break;
       this.#offset += got;
-      const next = this.#take(this.#chunk.subarray(0, got), lines);
+      const next = this.#take(chunk.subarray(0, got), lines);
       if (next !== undefined) this.#openPart(next);
     }
     return lines;
