@@ -10,7 +10,7 @@ import { statSync } from "node:fs";
 import { z } from "zod";
 import type { Context } from "@opentelemetry/api";
 import { Scope } from "../../sandbox/shared/task-parts.js";
-import { checkArgument } from "../arguments/check.js";
+import { checkArgument, checkOptionalArgument } from "../arguments/check.js";
 import type { HostEventListener } from "../events.js";
 import { Caller } from "../registry/caller.js";
 import type { AuthorRequest, CallOptions, DeclarationOptions, LoadRequest } from "./types.js";
@@ -74,10 +74,10 @@ export const hostArguments = {
   },
   call(name: unknown, options: unknown): CallOptions {
     checkArgument("host.call(name, input, options)", "name", Text, name, "a tool's name");
-    return checkArgument("host.call(name, input, options)", "options", CallOptionsSchema.optional(), options, "{ signal?, scope?, caller?, timeoutMs?, memoryMb?, traceContext? }") ?? {};
+    return checkOptionalArgument("host.call(name, input, options)", "options", CallOptionsSchema, options, "{ signal?, scope?, caller?, timeoutMs?, memoryMb?, traceContext? }") ?? {};
   },
   declarations(options: unknown): DeclarationOptions {
-    const parsed = checkArgument("host.declarations(options)", "options", DeclarationsOptions.optional(), options, "{ caller?, activated?: an iterable of tool names }") ?? {};
+    const parsed = checkOptionalArgument("host.declarations(options)", "options", DeclarationsOptions, options, "{ caller?, activated?: an iterable of tool names }") ?? {};
     const declared: DeclarationOptions = {};
     if (parsed.caller !== undefined) declared.caller = parsed.caller;
     if (parsed.activated !== undefined) declared.activated = parsed.activated;
@@ -90,6 +90,6 @@ export const hostArguments = {
     return checkArgument("host.quarantine(source, options)", "options", QuarantineOptions, options, "{ reason, until?, actor? }");
   },
   release(options: unknown): z.infer<typeof ReleaseOptions> {
-    return checkArgument("host.release(source, options)", "options", ReleaseOptions.optional(), options, "{ reason?, actor? }") ?? {};
+    return checkOptionalArgument("host.release(source, options)", "options", ReleaseOptions, options, "{ reason?, actor? }") ?? {};
   },
 };

@@ -15,7 +15,7 @@
  * ```
  */
 import { z } from "zod";
-import { checkArgument } from "../arguments/check.js";
+import { checkArgument, checkOptionalArgument } from "../arguments/check.js";
 import { CorralError, describeIssues } from "../errors.js";
 import { checkSourceId } from "../registry/source.js";
 import { InvalidCallRecordError, LedgerClosedError } from "./errors.js";
@@ -99,7 +99,7 @@ export class Ledger {
    */
   async record(input: CallInput, given?: { writeBehind?: boolean }): Promise<RecordResult> {
     this.#assertAlive();
-    const options = checkArgument("ledger.record(input, options)", "options", RecordOptions.optional(), given, "{ writeBehind?: boolean }") ?? {};
+    const options = checkOptionalArgument("ledger.record(input, options)", "options", RecordOptions, given, "{ writeBehind?: boolean }") ?? {};
     const now = this.#now();
     const parsed = CallInput.safeParse(input);
     if (!parsed.success) {
@@ -184,7 +184,7 @@ export class Ledger {
   async sourceReport(source: string, given?: { events?: number; strikes?: number }): Promise<SourceReport | null> {
     this.#assertAlive();
     checkSourceId(source);
-    const limits = checkArgument("ledger.sourceReport(source, limits)", "limits", ReportLimits.optional(), given, "{ events?, strikes? } with counts") ?? {};
+    const limits = checkOptionalArgument("ledger.sourceReport(source, limits)", "limits", ReportLimits, given, "{ events?, strikes? } with counts") ?? {};
     const now = this.#now();
     const events = limits.events ?? this.#options.recentEvents;
     const strikes = Math.min(limits.strikes ?? this.#options.recentStrikes, this.#keepStrikes);
@@ -223,7 +223,7 @@ export class Ledger {
   }
 
   #scriptLimit(what: string, given: unknown): number {
-    return checkArgument(what, "options", ScriptReportLimit.optional(), given, `{ limit?: 1 to ${MAX_SCRIPT_REPORT_ROWS} }`)?.limit ?? SCRIPT_REPORT_ROWS;
+    return checkOptionalArgument(what, "options", ScriptReportLimit, given, `{ limit?: 1 to ${MAX_SCRIPT_REPORT_ROWS} }`)?.limit ?? SCRIPT_REPORT_ROWS;
   }
 
   /** Expires inside the store's transaction: when two processes both see the end, one records it. */

@@ -15,6 +15,7 @@ import type { Model } from "./model.js";
 const hasFunction = (value: unknown, name: string): boolean =>
   typeof value === "object" && value !== null && typeof (value as Record<string, unknown>)[name] === "function";
 
+const ToolUseId = z.string();
 const ModelSchema = z.custom<Model>((value) => hasFunction(value, "createMessage"), "an object with createMessage()");
 const ClientSchema = z.custom<AnthropicClientLike>(
   (value) => typeof value === "object" && value !== null && hasFunction((value as { messages?: unknown }).messages, "stream"),
@@ -46,7 +47,7 @@ export const loopArguments = {
   },
   toolResultBlock(toolUseId: unknown, result: unknown): ToolResult {
     const method = "toToolResultBlock(toolUseId, result)";
-    checkArgument(method, "toolUseId", z.string(), toolUseId, "the tool_use block's id");
+    checkArgument(method, "toolUseId", ToolUseId, toolUseId, "the tool_use block's id");
     checkArgument(method, "result", ResultShape, result, "a ToolResult from host.call()");
     return result as ToolResult;
   },
