@@ -1,0 +1,48 @@
+/**
+ * @module src/pool/wake-timer.test
+ * The session's one timer, on the real clock: it wakes at the time named or
+ * before, moves only when that time comes earlier, and stays quiet once
+ * cleared.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { setTimeout as sleep } from "node:timers/promises";
+import { WakeTimer } from "./wake-timer.js";
+
+/** A timer and the times (ms after the test began) it woke. */
+function timed() {
+  const started = performance.now();
+  const woke: number[] = [];
+  const timer = new WakeTimer(() => woke.push(performance.now() - started));
+  return { timer, woke, at: (ms: number) => started + ms };
+}
+
+describe("WakeTimer", () => {
+  it("wakes once, at the time named", async () => {
+    const { timer, woke, at } = timed();
+    timer.set(at(30));
+    await sleep(120);
+    assert.equal(woke.length, 1);
+    assert.ok((woke[0] ?? 0) >= 29, `woke at ${woke[0]} ms`);
+  });
+
+  it("keeps an earlier time (waking early is the owner's to notice) and moves to an earlier one", async () => {
+    const { timer, woke, at } = timed();
+    timer.set(at(30));
+    timer.set(at(5_000));
+    await sleep(150);
+    assert.equal(woke.length, 1, "it woke at 30 ms, the earlier time");
+    timer.set(at(60_000));
+    timer.set(at(200));
+    await sleep(150);
+    assert.equal(woke.length, 2, "it moved to 200 ms");
+  });
+
+  it("stays quiet once cleared", async () => {
+    const { timer, woke, at } = timed();
+    timer.set(at(20));
+    timer.clear();
+    await sleep(80);
+    assert.deepEqual(woke, []);
+  });
+});
