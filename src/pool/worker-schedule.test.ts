@@ -16,12 +16,13 @@ const LOAD_MS = 300;
 const LIMITS = { timeoutMs: 100, memoryMb: 32, maxOutputBytes: 1024, maxDepth: 8 };
 const REPLY: Reply = { type: "call", kind: "ok", envelopeJson: "{}", metrics: { wallMs: 1, cpuMs: 1, heapBytes: 0 }, warm: true };
 
-/** A schedule whose actions are written to `log`; `settled` has what callers heard. */
+/** A schedule on a clock of numbers (`at(ms)` sets it), whose actions are written to `log`; `settled` has what callers heard. */
 function scheduleWithLog() {
   const log: string[] = [];
   const settled: string[] = [];
+  let nowMs = 0;
   const schedule = new WorkerSchedule(
-    { watchdogGraceMs: GRACE_MS, loadTimeoutMs: LOAD_MS },
+    { watchdogGraceMs: GRACE_MS, loadTimeoutMs: LOAD_MS, now: () => nowMs },
     {
       answered: (head, reply) => {
         log.push(`answered ${head.id}`);
@@ -40,165 +41,178 @@ function scheduleWithLog() {
     const task = { type: "call" as const, callId: `c${id}`, bundle: { hash: "h", filename: "agent:t" }, tool: "t", inputJson: "{}", limits };
     return { id, task, limits, key: "k", settle: (outcome) => settled.push(`${id}:${outcome.ok ? "ok" : outcome.kind}`) };
   };
-  return { schedule, log, settled, pending };
+  const at = (ms: number) => {
+    nowMs = ms;
+    return schedule;
+  };
+  return { schedule, at, log, settled, pending };
 }
 
 describe("WorkerSchedule: the running task's watchdog", () => {
   it("fires at the run limit + grace from when the task became the head, not before, once", () => {
-    const { schedule, log, pending } = scheduleWithLog();
+    const { schedule, at, log, pending } = scheduleWithLog();
     assert.equal(schedule.wakeAt, undefined, "no task, no clock");
-    schedule.dispatch(pending(1), 1000);
+    at(1000).dispatch(pending(1));
     assert.equal(schedule.wakeAt, 1000 + 100 + GRACE_MS);
-    schedule.tick(1149);
+    at(1149).tick();
     assert.deepEqual(log, [], "a timer that fires early kills nothing");
     assert.equal(schedule.wakeAt, 1150);
-    schedule.tick(1150);
+    at(1150).tick();
     assert.deepEqual(log, ["kill watchdog: the tool ran past its 100 ms limit and its worker did not stop it; the worker was killed"]);
     assert.equal(schedule.stopped?.reason, "watchdog");
     assert.equal(schedule.wakeAt, undefined, "a stopped worker has no clock");
-    schedule.tick(5000);
+    at(5000).tick();
     assert.equal(log.length, 1, "killed once");
   });
 
   it("times a task that loads its module by loadTimeoutMs, then re-arms from the run phase with its own limit", () => {
-    const { schedule, log, pending } = scheduleWithLog();
-    schedule.dispatch(pending(1), 0);
-    schedule.phase(1, "load", 10);
+    const { schedule, at, log, pending } = scheduleWithLog();
+    at(0).dispatch(pending(1));
+    at(10).phase(1, "load");
     assert.equal(schedule.wakeAt, 10 + LOAD_MS + GRACE_MS);
-    schedule.phase(9, "run", 20);
+    at(20).phase(9, "run");
     assert.equal(schedule.wakeAt, 10 + LOAD_MS + GRACE_MS, "a phase of a task that is not the head changes nothing");
-    schedule.phase(1, "run", 200);
+    at(200).phase(1, "run");
     assert.equal(schedule.wakeAt, 200 + 100 + GRACE_MS);
-    schedule.tick(349);
+    at(349).tick();
     assert.deepEqual(log, []);
-    schedule.tick(350);
+    at(350).tick();
     assert.deepEqual(log, ["kill watchdog: the tool ran past its 100 ms limit and its worker did not stop it; the worker was killed"]);
   });
 
   it("says the module's top level ran past the load limit when the load phase overruns", () => {
-    const { schedule, log, pending } = scheduleWithLog();
-    schedule.dispatch(pending(1), 0);
-    schedule.phase(1, "load", 0);
-    schedule.tick(LOAD_MS + GRACE_MS);
+    const { schedule, at, log, pending } = scheduleWithLog();
+    at(0).dispatch(pending(1));
+    at(0).phase(1, "load");
+    at(LOAD_MS + GRACE_MS).tick();
     assert.deepEqual(log, [`kill watchdog: loading the module (its top level) ran past the ${LOAD_MS} ms limit and its worker did not stop it; the worker was killed`]);
   });
 
   it("stops while a gate waits and resumes with what was left", () => {
-    const { schedule, log, pending } = scheduleWithLog();
-    schedule.dispatch(pending(1), 0);
-    assert.equal(schedule.pause(40), 110, "150 - 40 left");
+    const { schedule, at, log, pending } = scheduleWithLog();
+    at(0).dispatch(pending(1));
+    assert.equal(at(40).pause(), 110, "150 - 40 left");
     assert.equal(schedule.wakeAt, undefined, "no clock while paused");
-    schedule.tick(10_000);
+    at(10_000).tick();
     assert.deepEqual(log, [], "the gate's wait is not the tool's time");
-    schedule.resume(110, 10_000);
+    at(10_000).resume(110);
     assert.equal(schedule.wakeAt, 10_110);
-    schedule.tick(10_109);
+    at(10_109).tick();
     assert.deepEqual(log, []);
-    schedule.tick(10_110);
+    at(10_110).tick();
     assert.equal(log.length, 1);
   });
 
   it("pauses nothing without a head, and a resume after the head was answered starts no clock", () => {
-    const { schedule, pending } = scheduleWithLog();
-    assert.equal(schedule.pause(0), undefined);
-    schedule.dispatch(pending(1), 0);
-    const left = schedule.pause(10);
+    const { schedule, at, pending } = scheduleWithLog();
+    assert.equal(at(0).pause(), undefined);
+    at(0).dispatch(pending(1));
+    const left = at(10).pause();
     assert.equal(left, 140);
-    schedule.reply({ id: 1, reply: REPLY }, 20);
-    schedule.resume(left ?? 0, 30);
+    at(20).replies([{ id: 1, reply: REPLY }]);
+    at(30).resume(left ?? 0);
     assert.equal(schedule.wakeAt, undefined);
   });
 });
 
 describe("WorkerSchedule: replies", () => {
   it("settles the head and starts the next head's deadline from the reply's time, with its own limit", () => {
-    const { schedule, log, settled, pending } = scheduleWithLog();
-    schedule.dispatch(pending(1), 0);
-    schedule.dispatch(pending(2, 500), 5);
+    const { schedule, at, log, settled, pending } = scheduleWithLog();
+    at(0).dispatch(pending(1));
+    at(5).dispatch(pending(2, 500));
     assert.equal(schedule.wakeAt, 150, "the second task's clock does not run before it does");
-    assert.equal(schedule.reply({ id: 1, reply: REPLY }, 120), true);
+    assert.equal(at(120).replies([{ id: 1, reply: REPLY }]), true);
     assert.deepEqual(log, ["answered 1"]);
     assert.deepEqual(settled, ["1:ok"]);
     assert.equal(schedule.head?.id, 2);
     assert.equal(schedule.wakeAt, 120 + 500 + GRACE_MS);
-    schedule.reply({ id: 2, reply: REPLY }, 200);
+    at(200).replies([{ id: 2, reply: REPLY }]);
     assert.equal(schedule.wakeAt, undefined, "nothing runs");
     assert.equal(schedule.length, 0);
   });
 
-  it("kills the worker for a reply out of order, and settles nothing", () => {
-    const { schedule, log, settled, pending } = scheduleWithLog();
-    schedule.dispatch(pending(1), 0);
-    schedule.dispatch(pending(2), 0);
-    assert.equal(schedule.reply({ id: 2, reply: REPLY }, 10), false);
-    assert.deepEqual(log, ["kill protocol: the sandbox worker answered out of order"]);
-    assert.deepEqual(settled, []);
+  it("settles the replies of one message in turn, and times the head left from the message", () => {
+    const { schedule, at, log, pending } = scheduleWithLog();
+    for (const id of [1, 2, 3]) at(0).dispatch(pending(id));
+    assert.equal(at(70).replies([{ id: 1, reply: REPLY }, { id: 2, reply: REPLY }]), true);
+    assert.deepEqual(log, ["answered 1", "answered 2"]);
+    assert.equal(schedule.head?.id, 3);
+    assert.equal(schedule.wakeAt, 70 + 100 + GRACE_MS);
+  });
+
+  it("kills the worker for a reply out of order: the replies before it stand, and nothing more is timed", () => {
+    const { schedule, at, log, settled, pending } = scheduleWithLog();
+    for (const id of [1, 2, 3]) at(0).dispatch(pending(id));
+    assert.equal(at(10).replies([{ id: 1, reply: REPLY }, { id: 3, reply: REPLY }]), false);
+    assert.deepEqual(log, ["answered 1", "kill protocol: the sandbox worker answered out of order"]);
+    assert.deepEqual(settled, ["1:ok"]);
     assert.equal(schedule.length, 2);
+    assert.equal(schedule.wakeAt, undefined);
   });
 
   it("asks for one flush a turn and sends the hold-back budget with each task", () => {
-    const { schedule, pending } = scheduleWithLog();
-    assert.equal(schedule.dispatch(pending(1), 0), true);
-    assert.equal(schedule.dispatch(pending(2), 0), false);
+    const { schedule, at, pending } = scheduleWithLog();
+    assert.equal(at(0).dispatch(pending(1)), true);
+    assert.equal(at(0).dispatch(pending(2)), false);
     const sent = schedule.takeOutbox();
     assert.deepEqual(sent.map((entry) => [entry.id, entry.replyWithinMs]), [[1, 100 + GRACE_MS * HOLD_BACK_GRACE_SHARE], [2, 100 + GRACE_MS * HOLD_BACK_GRACE_SHARE]]);
-    assert.equal(schedule.dispatch(pending(3), 0), true);
+    assert.equal(at(0).dispatch(pending(3)), true);
   });
 });
 
 describe("WorkerSchedule: cancels, take-backs, stops, the end", () => {
   it("kills the worker for a cancel of the running task", () => {
-    const { schedule, log, settled, pending } = scheduleWithLog();
+    const { schedule, at, log, settled, pending } = scheduleWithLog();
     const a = pending(1);
-    schedule.dispatch(a, 0);
+    at(0).dispatch(a);
     schedule.takeOutbox();
-    schedule.cancel(a, 10);
+    at(10).cancel(a);
     assert.deepEqual(log, ["kill cancel: the call was cancelled by its caller; its worker was stopped"]);
     assert.deepEqual(settled, [], "it settles as its worker dies");
   });
 
   it("answers a waiting task cancelled at once, tells the worker to skip it, and ignores its reply", () => {
-    const { schedule, log, settled, pending } = scheduleWithLog();
+    const { schedule, at, log, settled, pending } = scheduleWithLog();
     const [a, b] = [pending(1), pending(2)];
-    schedule.dispatch(a, 0);
-    schedule.dispatch(b, 0);
+    at(0).dispatch(a);
+    at(0).dispatch(b);
     schedule.takeOutbox();
-    schedule.cancel(b, 10);
+    at(10).cancel(b);
     assert.deepEqual(log, ["settle 2 cancelled: the call was cancelled by its caller", "sendCancel 2"]);
     assert.equal(schedule.wakeAt, 150, "the head's clock runs on");
-    schedule.reply({ id: 1, reply: REPLY }, 20);
-    schedule.reply({ id: 2, reply: REPLY }, 21);
+    at(20).replies([{ id: 1, reply: REPLY }]);
+    at(21).replies([{ id: 2, reply: REPLY }]);
     assert.deepEqual(settled, ["2:cancelled", "1:ok"], "the skipped task's reply settles nothing more");
   });
 
   it("drops an unsent head cancelled, and the next task's clock starts from the cancel", () => {
-    const { schedule, log, pending } = scheduleWithLog();
+    const { schedule, at, log, pending } = scheduleWithLog();
     const [a, b] = [pending(1), pending(2, 400)];
-    schedule.dispatch(a, 0);
-    schedule.dispatch(b, 0);
-    schedule.cancel(a, 30);
+    at(0).dispatch(a);
+    at(0).dispatch(b);
+    at(30).cancel(a);
     assert.deepEqual(log, ["settle 1 cancelled: the call was cancelled by its caller"], "the worker never hears of it");
     assert.equal(schedule.head, b);
     assert.equal(schedule.wakeAt, 30 + 400 + GRACE_MS);
     assert.deepEqual(schedule.takeOutbox().map((entry) => entry.id), [2]);
-    schedule.cancel(b, 40);
+    at(40).cancel(b);
     assert.equal(schedule.wakeAt, undefined, "the last one gone: no clock");
   });
 
   it("takes back all but the head: unsent ones leave, sent ones stay as ghosts the worker skips, and ghosts are no orphans", () => {
-    const { schedule, log, settled, pending } = scheduleWithLog();
+    const { schedule, at, log, settled, pending } = scheduleWithLog();
     const [a, b, c, d] = [pending(1), pending(2), pending(3), pending(4)];
-    schedule.dispatch(a, 0);
-    schedule.dispatch(b, 0);
-    schedule.dispatch(c, 0);
+    at(0).dispatch(a);
+    at(0).dispatch(b);
+    at(0).dispatch(c);
     schedule.takeOutbox();
-    schedule.dispatch(d, 0);
+    at(0).dispatch(d);
     assert.deepEqual(schedule.takeBack().map((task) => task.id), [2, 3, 4]);
     assert.deepEqual(log, ["sendCancel 2", "sendCancel 3"]);
     assert.equal(schedule.length, 3, "the head and the ghosts of b and c");
     assert.deepEqual(schedule.takeOutbox(), [], "d never leaves");
     assert.deepEqual(schedule.takeBack(), [], "a ghost is not taken twice");
-    schedule.reply({ id: 1, reply: REPLY }, 10);
+    at(10).replies([{ id: 1, reply: REPLY }]);
     const ghost = schedule.head;
     assert.equal(ghost?.ghost, true);
     assert.equal(ghost?.id, 2);
@@ -210,9 +224,9 @@ describe("WorkerSchedule: cancels, take-backs, stops, the end", () => {
   });
 
   it("counts only the first stop, and takes nothing back from a stopped worker", () => {
-    const { schedule, log, pending } = scheduleWithLog();
-    schedule.dispatch(pending(1), 0);
-    schedule.dispatch(pending(2), 0);
+    const { schedule, at, log, pending } = scheduleWithLog();
+    at(0).dispatch(pending(1));
+    at(0).dispatch(pending(2));
     schedule.takeOutbox();
     schedule.stop("memory_watch", "over");
     schedule.stop("watchdog", "late");
@@ -222,17 +236,17 @@ describe("WorkerSchedule: cancels, take-backs, stops, the end", () => {
   });
 
   it("decides nothing once the worker has ended, keeps its head until drained, then drains the head and the orphans", () => {
-    const { schedule, log, pending } = scheduleWithLog();
+    const { schedule, at, log, pending } = scheduleWithLog();
     const [a, b, c] = [pending(1), pending(2), pending(3)];
-    schedule.dispatch(a, 0);
-    schedule.dispatch(b, 0);
+    at(0).dispatch(a);
+    at(0).dispatch(b);
     schedule.takeOutbox();
-    schedule.dispatch(c, 0);
+    at(0).dispatch(c);
     schedule.exit();
     assert.equal(schedule.wakeAt, undefined);
-    assert.equal(schedule.pause(10), undefined);
+    assert.equal(at(10).pause(), undefined);
     schedule.stop("cancel", "the host was closed");
-    schedule.tick(10_000);
+    at(10_000).tick();
     assert.deepEqual(schedule.takeBack(), []);
     assert.deepEqual(log, []);
     assert.equal(schedule.head, a, "the head is known until drained (its lane's journal is read last)");

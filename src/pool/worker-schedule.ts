@@ -2,20 +2,20 @@
  * @module src/pool/worker-schedule
  * One worker's schedule, decided apart from its channel and its timers: the
  * tasks given to it in its own order (worker-queue.ts), the running task's
- * watchdog as a deadline, and what each event comes to. Pure: every event
- * brings the time (`now`: performance.now() in the session, plain numbers
- * in worker-schedule.test.ts), decisions go out as calls on
- * `ScheduleActions`, and `wakeAt` says when the caller is to call `tick`.
- * The session (session.ts) carries them out: it writes to the worker,
- * aborts its serve task, settles callers and keeps one real timer at
- * `wakeAt`.
+ * watchdog as a deadline, and what each event comes to. Pure: the clock is
+ * its owner's (`now`: performance.now() in the session, plain numbers in
+ * worker-schedule.test.ts), read only as a deadline is set or compared;
+ * decisions go out as calls on `ScheduleActions`, and `wakeAt` says when the
+ * owner is to call `tick`. The session (session.ts) carries them out: it
+ * writes to the worker, aborts its serve task, settles callers and keeps
+ * one real timer at `wakeAt`.
  *
  * ```
  * dispatch ─▶ queue + outbox (takeOutbox: once a turn) ─▶ a first task is the head: deadline = now + limit + grace
  * phase(load | run) ─▶ the head's deadline again from now: loadTimeoutMs or its limit, + grace
  * pause ─▶ no deadline (what was left is answered) ─▶ resume(left) ─▶ now + left
- * tick(now ≥ deadline) ─▶ kill("watchdog")
- * reply(id) ─▶ answered(head) ─▶ the next head's deadline from the reply's time
+ * tick, at or past the deadline ─▶ kill("watchdog")
+ * replies(id…) ─▶ answered(head), each in turn ─▶ the next head's deadline from the message's time
  *          └ not the head's id ─▶ kill("protocol")
  * cancel ─▶ running: kill("cancel") · waiting: settle(cancelled) + sendCancel · unsent: settle(cancelled)
  * takeBack ─▶ the tasks not started (sent ones stay as ghosts, sendCancel)
@@ -24,7 +24,7 @@
  * ```
  * The worker runs its tasks strictly in order, so the head started when the
  * task before it was answered: the host times it from then, on its own
- * clock, with no message from the worker. The events' `now` must never run
+ * clock, with no message from the worker. That clock must never run
  * backwards.
  */
 import type { Reply } from "../../sandbox/shared/replies.js";
@@ -39,6 +39,8 @@ export type WorkerScheduleOptions = {
   watchdogGraceMs: number;
   /** The limit of a module's top level, for a task that must first load its module. */
   loadTimeoutMs: number;
+  /** The clock deadlines are on, in ms. */
+  now: () => number;
 };
 
 /** What the schedule decides, for its owner to carry out (each is called at once, inside the event that decided it). */
@@ -65,7 +67,7 @@ export class WorkerSchedule {
   readonly #actions: ScheduleActions;
   readonly #queue = new WorkerQueue();
   /**
-   * When the head's watchdog fires, on the events' clock; kept while the
+   * When the head's watchdog fires, on the owner's clock; kept while the
    * clock is paused (a second pause answers from it). Undefined: no head,
    * or the worker has ended.
    */
@@ -104,11 +106,11 @@ export class WorkerSchedule {
   }
 
   /** Gives `pending` to the worker; answers whether the outbox was empty (a flush is to be scheduled: tasks given in one turn leave as one message). */
-  dispatch(pending: PendingTask, now: number): boolean {
+  dispatch(pending: PendingTask): boolean {
     // How long the worker may hold the reply back: the host's rule, sent with the task (the worker keeps no copy of it).
     const entry = { id: pending.id, task: pending.task, replyWithinMs: pending.task.limits.timeoutMs + this.#options.watchdogGraceMs * HOLD_BACK_GRACE_SHARE };
     const flush = this.#queue.push(pending, entry);
-    if (this.#queue.length === 1) this.#startHead(now);
+    if (this.#queue.length === 1) this.#startHead();
     return flush;
   }
 
@@ -117,28 +119,35 @@ export class WorkerSchedule {
     return this.#queue.takeOutbox();
   }
 
-  /** The worker's reply for task `entry.id`; false if it is not the head's (the worker is then killed: it broke the order). */
-  reply(entry: ReplyEntry, now: number): boolean {
-    const head = this.#queue.shiftHead(entry.id);
-    if (head === undefined) {
-      this.stop("protocol", "the sandbox worker answered out of order");
-      return false;
+  /**
+   * The worker's replies, in its order: each answers the head in turn, and
+   * the task left at the head runs from now. False if one is not the head's
+   * (the worker broke the order and is killed; those before it stand).
+   */
+  replies(entries: readonly ReplyEntry[]): boolean {
+    for (const entry of entries) {
+      const head = this.#queue.shiftHead(entry.id);
+      if (head === undefined) {
+        this.#clearClock();
+        this.stop("protocol", "the sandbox worker answered out of order");
+        return false;
+      }
+      this.#actions.answered(head, entry.reply);
     }
-    this.#startHead(now);
-    this.#actions.answered(head, entry.reply);
+    this.#startHead();
     return true;
   }
 
   /** Task `id` is at `phase`: the head makes its isolate first (its module's top level, under the load limit), then runs; each part has its own watchdog. */
-  phase(id: number, phase: TaskPhase, now: number): void {
+  phase(id: number, phase: TaskPhase): void {
     const head = this.#queue.head;
-    if (head?.id === id) this.#arm(phase === "load" ? this.#options.loadTimeoutMs : head.limits.timeoutMs, phase, now);
+    if (head?.id === id) this.#arm(phase === "load" ? this.#options.loadTimeoutMs : head.limits.timeoutMs, phase);
   }
 
   /** The session's timer fired: the head is killed if it is past its deadline (a timer that fired early changes nothing). */
-  tick(now: number): void {
+  tick(): void {
     const wakeAt = this.wakeAt;
-    if (wakeAt === undefined || now < wakeAt) return;
+    if (wakeAt === undefined || this.#options.now() < wakeAt) return;
     const what = this.#phase === "load" ? "loading the module (its top level) ran past the" : "the tool ran past its";
     this.stop("watchdog", `${what} ${this.#limitMs} ms limit and its worker did not stop it; the worker was killed`);
   }
@@ -148,16 +157,16 @@ export class WorkerSchedule {
    * left (undefined if no clock runs); each pause answers from the same
    * deadline, so two requests that wait at once each resume with their own.
    */
-  pause(now: number): number | undefined {
+  pause(): number | undefined {
     if (this.#deadline === undefined) return undefined;
     this.#paused = true;
-    return Math.max(0, this.#deadline - now);
+    return Math.max(0, this.#deadline - this.#options.now());
   }
 
   /** The gate answered: the head's clock runs again with `leftMs` (what `pause` answered), unless the head was answered meanwhile. */
-  resume(leftMs: number, now: number): void {
+  resume(leftMs: number): void {
     if (this.#deadline === undefined) return;
-    this.#deadline = now + leftMs;
+    this.#deadline = this.#options.now() + leftMs;
     this.#paused = false;
   }
 
@@ -166,7 +175,7 @@ export class WorkerSchedule {
    * killed, which disposes the isolate); one still waiting in the worker is
    * answered now and its reply ignored later.
    */
-  cancel(pending: PendingTask, now: number): void {
+  cancel(pending: PendingTask): void {
     const effect = this.#queue.cancel(pending);
     if (effect.kind === "absent") return;
     if (effect.kind === "running") {
@@ -176,7 +185,7 @@ export class WorkerSchedule {
     this.#actions.settle(pending, { ok: false, kind: "cancelled", message: CANCELLED });
     if (effect.kind === "unsent") {
       // Still in this turn's outbox: the worker never hears of it.
-      if (effect.wasHead) this.#startHead(now);
+      if (effect.wasHead) this.#startHead();
       return;
     }
     // It stays in the queue (the worker answers it in turn), answered already: its reply settles nothing.
@@ -213,16 +222,16 @@ export class WorkerSchedule {
     return { head, orphans: rest.filter((pending) => pending.ghost !== true) };
   }
 
-  /** The head changed (a reply, an unsent head cancelled, a first task): its clock runs from `now`, or none runs. */
-  #startHead(now: number): void {
+  /** The head changed (replies, an unsent head cancelled, a first task): its clock runs from now, or none runs. */
+  #startHead(): void {
     const head = this.#queue.head;
     if (head === undefined || this.#exited) this.#clearClock();
-    else this.#arm(head.limits.timeoutMs, "run", now);
+    else this.#arm(head.limits.timeoutMs, "run");
   }
 
-  /** (Re)arms the head's watchdog: `limitMs` + grace from `now`. */
-  #arm(limitMs: number, phase: TaskPhase, now: number): void {
-    this.#deadline = now + limitMs + this.#options.watchdogGraceMs;
+  /** (Re)arms the head's watchdog: `limitMs` + grace from now. */
+  #arm(limitMs: number, phase: TaskPhase): void {
+    this.#deadline = this.#options.now() + limitMs + this.#options.watchdogGraceMs;
     this.#paused = false;
     this.#phase = phase;
     this.#limitMs = limitMs;
