@@ -1,8 +1,8 @@
 /**
  * @module src/pool/wake-timer.test
  * The session's one timer, on the real clock: it wakes at the time named or
- * before, moves only when that time comes earlier, and stays quiet once
- * cleared.
+ * before, moves only when that time comes earlier, lets go of the process
+ * while nothing is due, and stays quiet once cleared.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -36,6 +36,20 @@ describe("WakeTimer", () => {
     timer.set(at(200));
     await sleep(150);
     assert.equal(woke.length, 2, "it moved to 200 ms");
+  });
+
+  it("with nothing due, no longer holds the process open, and holds it again for a later time", async () => {
+    const { timer, woke, at } = timed();
+    const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === "Timeout").length;
+    const before = timers();
+    timer.set(at(40));
+    assert.equal(timers(), before + 1);
+    timer.set(undefined);
+    assert.equal(timers(), before, "let go");
+    timer.set(at(5_000));
+    assert.equal(timers(), before + 1, "held again, still armed for 40 ms");
+    await sleep(100);
+    assert.equal(woke.length, 1, "it woke at 40 ms: the owner finds out what is due");
   });
 
   it("stays quiet once cleared", async () => {

@@ -1,11 +1,13 @@
 /**
  * @module src/pool/wake-timer
  * A session's one timer: it wakes the session at the time its schedule
- * names (worker-schedule.ts, `wakeAt`) or before. It is moved only when
- * that time comes earlier, so a pipeline of quick calls, each of whose
- * deadlines is later than the last, does not re-arm it for each one; a
- * timer that fires early costs one look at the schedule, which names the
- * time again. The session owns it and clears it when its worker ends.
+ * names (worker-schedule.ts, `wakeAt`) or before, and the session asks the
+ * schedule what is due. It is moved only when that time comes earlier: a
+ * call's deadline is later than the one before it, so on the warm path
+ * (one call after another, or a pipeline of quick ones) it is armed about
+ * once per limit + grace instead of once per call. With nothing due it is
+ * left to fire (and find nothing) but no longer holds the process open.
+ * The session owns it and clears it when its worker ends.
  */
 export class WakeTimer {
   readonly #fire: () => void;
@@ -13,7 +15,7 @@ export class WakeTimer {
   /** When the armed timer fires, on performance.now()'s clock. */
   #atMs = 0;
 
-  /** `wake` runs when the timer fires (with nothing armed any more). */
+  /** `wake` runs when the timer fires (nothing is armed any more then). */
   constructor(wake: () => void) {
     this.#fire = () => {
       this.#timer = undefined;
@@ -21,13 +23,16 @@ export class WakeTimer {
     };
   }
 
-  /** Wakes the owner at `atMs` (performance.now()'s clock) or before; undefined: never. */
+  /** Wakes the owner at `atMs` (performance.now()'s clock) or before; undefined: nothing is due. */
   set(atMs: number | undefined): void {
     if (atMs === undefined) {
-      this.clear();
+      this.#timer?.unref();
       return;
     }
-    if (this.#timer !== undefined && this.#atMs <= atMs) return;
+    if (this.#timer !== undefined && this.#atMs <= atMs) {
+      this.#timer.ref();
+      return;
+    }
     clearTimeout(this.#timer);
     this.#atMs = atMs;
     this.#timer = setTimeout(this.#fire, Math.ceil(atMs - performance.now()));
