@@ -51,7 +51,7 @@ export class WorkerSession {
   #ended = false;
   /** Wakes the schedule at its `wakeAt` (its `tick`: the watchdog). */
   readonly #timer = new WakeTimer(() => {
-    this.#schedule.tick(performance.now());
+    this.#schedule.tick();
     this.#follow();
   });
   /** The task the memory watch and the journal reader run for: the head, from when it became the head until it is answered. */
@@ -74,7 +74,7 @@ export class WorkerSession {
     this.#options = options;
     this.#hooks = hooks;
     this.#schedule = new WorkerSchedule(
-      { watchdogGraceMs: options.watchdogGraceMs, loadTimeoutMs: options.loadTimeoutMs },
+      { watchdogGraceMs: options.watchdogGraceMs, loadTimeoutMs: options.loadTimeoutMs, now: () => performance.now() },
       {
         answered: (head, reply) => {
           this.#lanes.close(head.id);
@@ -110,12 +110,12 @@ export class WorkerSession {
       // A gate that waits stops the head's clock; its answer restarts it with what was left.
       clock: {
         pause: () => {
-          const leftMs = this.#schedule.pause(performance.now());
+          const leftMs = this.#schedule.pause();
           this.#follow();
           return leftMs;
         },
         resume: (leftMs) => {
-          this.#schedule.resume(leftMs, performance.now());
+          this.#schedule.resume(leftMs);
           this.#follow();
         },
       },
@@ -151,7 +151,7 @@ export class WorkerSession {
   dispatch(pending: PendingTask): void {
     if (!this.ready || this.#send === undefined) throw new Error("corral: dispatch to a session that is not ready");
     // Dispatched in this turn of the event loop: they leave as one message.
-    if (this.#schedule.dispatch(pending, performance.now())) queueMicrotask(this.#flush);
+    if (this.#schedule.dispatch(pending)) queueMicrotask(this.#flush);
     this.#follow();
   }
 
@@ -164,7 +164,7 @@ export class WorkerSession {
 
   /** The caller gave up on `pending` (what that costs is the schedule's to decide: WorkerSchedule.cancel). */
   cancel(pending: PendingTask): void {
-    this.#schedule.cancel(pending, performance.now());
+    this.#schedule.cancel(pending);
     this.#follow();
   }
 
@@ -232,20 +232,15 @@ export class WorkerSession {
       this.#lanes.records(message.callId, message.records);
       return;
     }
-    const now = performance.now();
     if (message.type === "phase") {
-      this.#schedule.phase(message.id, message.phase, now);
+      this.#schedule.phase(message.id, message.phase);
       this.#follow();
       return;
     }
-    for (const entry of message.replies) {
-      if (!this.#schedule.reply(entry, now)) {
-        this.#follow();
-        return;
-      }
-    }
+    const answered = this.#schedule.replies(message.replies);
     this.#follow();
-    this.#hooks.ready(this);
+    // Not for a worker that broke the order: it is being stopped.
+    if (answered) this.#hooks.ready(this);
   }
 
   /**
