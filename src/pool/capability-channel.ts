@@ -10,7 +10,6 @@
 import type { Logger } from "pino";
 import { CapabilityRequestMessage, type CapabilityPauseMessage, type CapabilityReplyMessage } from "../../sandbox/shared/capability-messages.js";
 import type { CallTask } from "../../sandbox/shared/tasks.js";
-import type { HeadWatchdog } from "./head-watchdog.js";
 import type { NestedCalls, NestedOutcome } from "./nested-calls.js";
 
 /**
@@ -23,9 +22,17 @@ export type CapabilityHooks = { paused(): void; nested(task: CallTask): Promise<
 /** Performs a tool's capability request; `pausedMs`: time its gate waited. */
 export type CapabilityHandler = (message: CapabilityRequestMessage, hooks: CapabilityHooks) => Promise<{ answerJson: string; pausedMs: number }>;
 
+/** The clock of the task the worker runs (its session's schedule: worker-schedule.ts): stopped while a gate waits. */
+export type HeadClock = {
+  /** Stops it; answers what it had left (undefined if none runs). */
+  pause(): number | undefined;
+  /** Runs it again with `leftMs` (what `pause` answered), unless that task was answered meanwhile. */
+  resume(leftMs: number): void;
+};
+
 export type CapabilityChannelDeps = {
   handler: CapabilityHandler | undefined;
-  watchdog: HeadWatchdog;
+  clock: HeadClock;
   nested: NestedCalls;
   logger: Logger;
   /** Whether the worker still runs the call `callId` (its answer would reach it). */
@@ -44,13 +51,13 @@ export function serveCapability(raw: unknown, deps: CapabilityChannelDeps): void
   let pausedLeftMs: number | undefined;
   const paused = () => {
     if (!isRunning() || pausedLeftMs !== undefined) return;
-    pausedLeftMs = deps.watchdog.pause();
+    pausedLeftMs = deps.clock.pause();
     if (pausedLeftMs !== undefined) deps.send({ corral: 1, capabilityPause: { callId: request.callId } });
   };
   const nested = (task: CallTask) => (isRunning() ? deps.nested.run(task) : Promise.resolve<NestedOutcome>({ ok: false, kind: "cancelled", message: "the script has ended" }));
   handler(request, { paused, nested }).then(
     ({ answerJson, pausedMs }) => {
-      if (pausedLeftMs !== undefined && isRunning()) deps.watchdog.resume(pausedLeftMs);
+      if (pausedLeftMs !== undefined && isRunning()) deps.clock.resume(pausedLeftMs);
       deps.send({ corral: 1, capability: { callId: request.callId, seq: request.seq, answerJson, pausedMs } });
     },
     (error: unknown) => deps.logger.error({ err: error, callId: request.callId }, "a capability request failed in the host"),

@@ -1,38 +1,37 @@
 /**
  * @module src/pool/session
- * One sandbox worker, seen from the host: its long `serve` task, the tasks
- * given to it (worker-queue.ts: the oldest unanswered one is the one
- * running), and the second layer of every limit for the running one. The
- * host times it from when the task before it was answered, on its own
- * clock: no message from the worker is needed to start the watchdog.
+ * One sandbox worker, seen from the host: transport and timers. It owns the
+ * worker's long `serve` task and its channel, and the timers that follow the
+ * running task; what happens to the tasks given to it is decided by its
+ * schedule (worker-schedule.ts: order, the watchdog's deadline, cancels,
+ * take-backs, replies), which the session feeds every event with the time
+ * and obeys.
  *
  * ```
- * dispatch ─▶ queue + outbox ─(one message per turn; task-wire.ts)─▶ worker
- *   head runs ── watchdog (limit + grace) ── RSS watch ── its lane's journal (script-lanes.ts)
- *   replies [(id, Reply)…] ─▶ each settles the head in turn ─▶ next becomes head
+ * dispatch ─▶ schedule (queue + outbox) ─(one message per turn; task-wire.ts)─▶ worker
+ *   head runs ── one timer at the schedule's wakeAt (tick) ── RSS watch ── its lane's journal (script-lanes.ts)
+ *   replies [(id, Reply)…] ─▶ schedule.reply each ─▶ answered: the head settles ─▶ next becomes head
  *   stalled (pool) ─▶ takeBack: tasks not started run elsewhere
- *   watchdog / RSS / cancel ─▶ abort serve task ─▶ tinypool kills the process
+ *   schedule's kill (watchdog, cancel, protocol) / RSS / nested clock / broken lane ─▶ abort serve task ─▶ tinypool kills the process
  *   process dies ─▶ head: timeout | memory | cancelled | crash (death-outcome.ts);
  *                   the rest never started and go back to the pool's queue
  * ```
  * A session owns its serve task and its timers; the pool owns the sessions.
  */
-import type { Logger } from "pino";
 import type Tinypool from "tinypool";
-import { WorkerMessage, type NestedMessage, type ReplyEntry, type TaskEntry } from "../../sandbox/shared/session-messages.js";
+import { WorkerMessage, type NestedMessage } from "../../sandbox/shared/session-messages.js";
 import type { CallTask } from "../../sandbox/shared/tasks.js";
 import type { PendingTask, SessionHooks, SessionOptions } from "./session-types.js";
 import { isCapabilityRequestMessage } from "../../sandbox/shared/capability-messages.js";
-import { HOLD_BACK_GRACE_SHARE } from "../../sandbox/shared/tuning.js";
 import { MemoryWatch, overMemoryMessage, type Charge } from "./memory-watch.js";
 import { WorkerProcess } from "./worker-process.js";
 import { nestedDeath, nestedToBlame, outcomeOfDeath, scriptOutcome, type StopReason } from "./death-outcome.js";
 import { findTinypoolChild } from "./tinypool-child.js";
 import { NestedCalls } from "./nested-calls.js";
-import { HeadWatchdog } from "./head-watchdog.js";
 import { ScriptLanes } from "./script-lanes.js";
 import { serveCapability, type CapabilityChannelDeps } from "./capability-channel.js";
-import { WorkerQueue } from "./worker-queue.js";
+import { WorkerSchedule } from "./worker-schedule.js";
+import { WakeTimer } from "./wake-timer.js";
 import { TaskWire } from "./task-wire.js";
 
 export type { FastCulprit, PoolFailureKind, PoolOutcome, StopReason } from "./death-outcome.js";
@@ -45,13 +44,18 @@ export class WorkerSession {
   readonly #hooks: SessionHooks;
   readonly #tinypool: Tinypool;
   readonly #controller = new AbortController();
-  readonly #queue = new WorkerQueue();
+  readonly #schedule: WorkerSchedule;
   #send: ((message: unknown) => void) | undefined;
   #worker: WorkerProcess | undefined;
   #ready = false;
   #ended = false;
-  #stop: { reason: StopReason; message: string } | undefined;
-  readonly #watchdog = new HeadWatchdog();
+  /** Wakes the schedule at its `wakeAt` (its `tick`: the watchdog). */
+  readonly #timer = new WakeTimer(() => {
+    this.#schedule.tick();
+    this.#follow();
+  });
+  /** The task the memory watch and the journal reader run for: the head, from when it became the head until it is answered. */
+  #watched: PendingTask | undefined;
   /** The resident-memory watch (memory-watch.ts), once the worker's pid is known; who it charged, once it stopped the worker. */
   #memory: MemoryWatch | undefined;
   #memoryCharge: Charge | undefined;
@@ -69,6 +73,19 @@ export class WorkerSession {
     this.#tinypool = tinypool;
     this.#options = options;
     this.#hooks = hooks;
+    this.#schedule = new WorkerSchedule(
+      { watchdogGraceMs: options.watchdogGraceMs, loadTimeoutMs: options.loadTimeoutMs, now: () => performance.now() },
+      {
+        answered: (head, reply) => {
+          this.#lanes.close(head.id);
+          this.#memory?.ended(reply.type === "call" ? reply.metrics.wallMs : undefined);
+          head.settle({ ok: true, reply });
+        },
+        settle: (pending, outcome) => pending.settle(outcome),
+        sendCancel: (id) => this.#send?.({ corral: 1, cancel: id }),
+        kill: () => this.#controller.abort(),
+      },
+    );
     this.#nested = new NestedCalls({
       loadTimeoutMs: options.loadTimeoutMs,
       watchdogGraceMs: options.watchdogGraceMs,
@@ -84,16 +101,27 @@ export class WorkerSession {
       journals: options.journals,
       logger: options.logger,
       nested: this.#nested,
-      head: () => this.#queue.head,
+      head: () => this.#schedule.head,
       broken: (message) => this.kill("protocol", message),
       ...(hooks.fastRecords !== undefined ? { fastRecords: hooks.fastRecords } : {}),
     });
     this.#capabilities = {
       handler: hooks.capability,
-      watchdog: this.#watchdog,
+      // A gate that waits stops the head's clock; its answer restarts it with what was left.
+      clock: {
+        pause: () => {
+          const leftMs = this.#schedule.pause();
+          this.#follow();
+          return leftMs;
+        },
+        resume: (leftMs) => {
+          this.#schedule.resume(leftMs);
+          this.#follow();
+        },
+      },
       nested: this.#nested,
       logger: options.logger,
-      running: (callId) => this.#queue.head?.task.type === "call" && this.#queue.head.task.callId === callId,
+      running: (callId) => this.#schedule.head?.task.type === "call" && this.#schedule.head.task.callId === callId,
       send: (message) => {
         if (!this.#ended) this.#send?.(message);
       },
@@ -117,64 +145,38 @@ export class WorkerSession {
 
   /** Tasks sent and not yet answered. */
   get load(): number {
-    return this.#queue.length;
+    return this.#schedule.length;
   }
 
   dispatch(pending: PendingTask): void {
     if (!this.ready || this.#send === undefined) throw new Error("corral: dispatch to a session that is not ready");
-    // How long the worker may hold the reply back: the host's rule, sent with the task (the worker keeps no copy of it).
-    const entry = { id: pending.id, task: pending.task, replyWithinMs: pending.task.limits.timeoutMs + this.#options.watchdogGraceMs * HOLD_BACK_GRACE_SHARE };
     // Dispatched in this turn of the event loop: they leave as one message.
-    if (this.#queue.push(pending, entry)) queueMicrotask(() => this.#flush());
-    if (this.#queue.length === 1) this.#startHead();
+    if (this.#schedule.dispatch(pending)) queueMicrotask(this.#flush);
+    this.#follow();
   }
 
-  #flush(): void {
+  readonly #flush = (): void => {
     if (this.#ended) return;
-    const tasks = this.#queue.takeOutbox();
+    const tasks = this.#schedule.takeOutbox();
     if (tasks.length === 0) return;
     this.#send?.({ corral: 1, tasks: tasks.map((entry) => this.#wire.onTheWire(entry)) });
-  }
+  };
 
-  /**
-   * The caller gave up on `pending`. A running task costs the worker (it is
-   * killed, which disposes the isolate); one still waiting in the worker is
-   * answered now and its reply ignored later.
-   */
+  /** The caller gave up on `pending` (what that costs is the schedule's to decide: WorkerSchedule.cancel). */
   cancel(pending: PendingTask): void {
-    const effect = this.#queue.cancel(pending);
-    if (effect.kind === "absent") return;
-    if (effect.kind === "running") {
-      this.kill("cancel", "the call was cancelled by its caller; its worker was stopped");
-      return;
-    }
-    pending.settle({ ok: false, kind: "cancelled", message: "the call was cancelled by its caller" });
-    if (effect.kind === "unsent") {
-      // Still in this turn's outbox: the worker never hears of it.
-      if (effect.wasHead) {
-        this.#clearHeadTimers();
-        this.#startHead();
-      }
-      return;
-    }
-    pending.settle = () => undefined;
-    // Not started yet: the worker answers it without running it, so the
-    // calls sent ahead behind it do not wait for its whole run.
-    this.#send?.({ corral: 1, cancel: pending.id });
+    this.#schedule.cancel(pending);
+    this.#follow();
   }
 
-  /** Takes back the tasks given ahead that have not started, for the pool to run elsewhere (see WorkerQueue.takeBack): the worker skips those it was sent. */
+  /** Takes back the tasks given ahead that have not started, for the pool to run elsewhere (see WorkerSchedule.takeBack): the worker skips those it was sent. */
   takeBack(): PendingTask[] {
-    if (this.#ended || this.#stop !== undefined) return [];
-    const { taken, cancels } = this.#queue.takeBack();
-    for (const id of cancels) this.#send?.({ corral: 1, cancel: id });
-    return taken;
+    return this.#schedule.takeBack();
   }
 
+  /** Stops the worker (only the first stop counts): its serve task is aborted, and tinypool kills the process. */
   kill(reason: StopReason, message: string): void {
-    if (this.#ended || this.#stop !== undefined) return;
-    this.#stop = { reason, message };
-    this.#controller.abort();
+    this.#schedule.stop(reason, message);
+    this.#follow();
   }
 
   #onMessage(raw: unknown): void {
@@ -205,7 +207,7 @@ export class WorkerSession {
         // A task past its allowance: the worker is stopped, charged to that task.
         onOver: (charge, bytes) => {
           this.#memoryCharge = charge;
-          this.kill("memory_watch", overMemoryMessage(charge, bytes, this.#nested.running, this.#queue.head?.limits.memoryMb ?? 0));
+          this.kill("memory_watch", overMemoryMessage(charge, bytes, this.#nested.running, this.#schedule.head?.limits.memoryMb ?? 0));
         },
       });
       this.#worker.onFatalMemory(() =>
@@ -231,49 +233,39 @@ export class WorkerSession {
       return;
     }
     if (message.type === "phase") {
-      // The running task makes its isolate first (the module's top level,
-      // under the load limit), then runs: each part has its own watchdog.
-      const head = this.#queue.head;
-      if (head?.id === message.id) this.#watch(message.phase === "load" ? this.#options.loadTimeoutMs : head.limits.timeoutMs, message.phase);
+      this.#schedule.phase(message.id, message.phase);
+      this.#follow();
       return;
     }
-    for (const entry of message.replies) {
-      if (!this.#settleHead(entry)) {
-        this.kill("protocol", "the sandbox worker answered out of order");
-        return;
+    const answered = this.#schedule.replies(message.replies);
+    this.#follow();
+    // Not for a worker that broke the order: it is being stopped.
+    if (answered) this.#hooks.ready(this);
+  }
+
+  /**
+   * Makes the session's timers follow the schedule, after each event: the
+   * memory watch and the journal reader run for the head, started as it
+   * becomes the head unless the worker is being stopped (a stop leaves them
+   * as they are until the worker is gone) and stopped as it is answered;
+   * the one timer wakes the schedule at its `wakeAt`.
+   */
+  #follow(): void {
+    if (this.#ended) return;
+    const head = this.#schedule.head;
+    if (head !== this.#watched) {
+      if (this.#watched !== undefined) this.#stopWatchers();
+      if (head !== undefined && this.#schedule.stopped === undefined) {
+        this.#watched = head;
+        this.#memory?.start(head.limits.memoryMb);
+        this.#lanes.headStarted(head.id);
       }
     }
-    if (this.#queue.length > 0) this.#startHead();
-    this.#hooks.ready(this);
+    this.#timer.set(this.#schedule.wakeAt);
   }
 
-  /** The reply for the oldest task sent: it settles, and the next one is running now. */
-  #settleHead(entry: ReplyEntry): boolean {
-    const head = this.#queue.shiftHead(entry.id);
-    if (head === undefined) return false;
-    this.#clearHeadTimers();
-    this.#lanes.close(head.id);
-    this.#memory?.ended(entry.reply.type === "call" ? entry.reply.metrics.wallMs : undefined);
-    head.settle({ ok: true, reply: entry.reply });
-    return true;
-  }
-
-  #startHead(): void {
-    const head = this.#queue.head;
-    if (head === undefined) return;
-    this.#watch(head.limits.timeoutMs, "run");
-    this.#memory?.start(head.limits.memoryMb);
-    this.#lanes.headStarted(head.id);
-  }
-
-  /** (Re)arms the watchdog of the running task: `limitMs` + grace from now. */
-  #watch(limitMs: number, phase: "load" | "run"): void {
-    const what = phase === "load" ? "loading the module (its top level) ran past the" : "the tool ran past its";
-    this.#watchdog.arm(limitMs + this.#options.watchdogGraceMs, () => this.kill("watchdog", `${what} ${limitMs} ms limit and its worker did not stop it; the worker was killed`));
-  }
-
-  #clearHeadTimers(): void {
-    this.#watchdog.clear();
+  #stopWatchers(): void {
+    this.#watched = undefined;
     this.#lanes.stopReading();
     this.#memory?.stop();
   }
@@ -281,19 +273,20 @@ export class WorkerSession {
   async #end(error: unknown): Promise<void> {
     if (this.#ended) return;
     this.#ended = true;
-    this.#clearHeadTimers();
+    this.#schedule.exit();
+    this.#timer.clear();
+    this.#stopWatchers();
     this.#memory?.close();
     // What the worker wrote before it died is read first: a lane call it
     // started (to blame) and the records of those it ended (for the ledger).
     await this.#worker?.death();
     this.#lanes.read();
     this.#lanes.closeAll();
-    const [head, ...rest] = this.#queue.drain();
-    const outcome = await outcomeOfDeath(this.#worker, this.#stop, error);
-    const blamed = this.#nested.end(nestedDeath(outcome), nestedToBlame(this.#stop?.reason, this.#memoryCharge, this.#nested));
+    const { head, orphans } = this.#schedule.drain();
+    const outcome = await outcomeOfDeath(this.#worker, this.#schedule.stopped, error);
+    const blamed = this.#nested.end(nestedDeath(outcome), nestedToBlame(this.#schedule.stopped?.reason, this.#memoryCharge, this.#nested));
     if (head !== undefined) head.settle(blamed === undefined || outcome.ok ? outcome : scriptOutcome(blamed, outcome.message));
-    // A ghost's task runs elsewhere already.
-    this.#hooks.ended(this, rest.filter((pending) => pending.ghost !== true));
+    this.#hooks.ended(this, orphans);
     this.#closed();
   }
 }

@@ -2,8 +2,9 @@
  * @module src/pool/worker-queue
  * The tasks a session gave its worker, in the worker's own order: pure
  * state, no timers and no channel, so what a cancel or a take-back does to
- * it is decided here and tested alone (worker-queue.test.ts); the session
- * carries out the answer (writes, kills, timers).
+ * it is decided here and tested alone (worker-queue.test.ts); the worker's
+ * schedule (worker-schedule.ts) acts on the answer, and the session carries
+ * that out (writes, kills, timers).
  *
  * The worker runs tasks strictly in arrival order, so the oldest unanswered
  * one is the one running (the head). Tasks dispatched in this turn of the
@@ -51,7 +52,7 @@ export class WorkerQueue {
     return tasks;
   }
 
-  /** Takes `pending` out where it can be; the session does the rest (see CancelEffect). */
+  /** Takes `pending` out where it can be; the schedule does the rest (see CancelEffect). */
   cancel(pending: PendingTask): CancelEffect {
     const index = this.#fifo.indexOf(pending);
     if (index < 0) return { kind: "absent" };

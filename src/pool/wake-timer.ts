@@ -1,0 +1,45 @@
+/**
+ * @module src/pool/wake-timer
+ * A session's one timer: it wakes the session at the time its schedule
+ * names (worker-schedule.ts, `wakeAt`) or before, and the session asks the
+ * schedule what is due. It is moved only when that time comes earlier: a
+ * call's deadline is later than the one before it, so on the warm path
+ * (one call after another, or a pipeline of quick ones) it is armed about
+ * once per limit + grace instead of once per call. With nothing due it is
+ * left to fire (and find nothing) but no longer holds the process open.
+ * The session owns it and clears it when its worker ends.
+ */
+export class WakeTimer {
+  readonly #fire: () => void;
+  #timer: NodeJS.Timeout | undefined;
+  /** When the armed timer fires, on performance.now()'s clock. */
+  #atMs = 0;
+
+  /** `wake` runs when the timer fires (nothing is armed any more then). */
+  constructor(wake: () => void) {
+    this.#fire = () => {
+      this.#timer = undefined;
+      wake();
+    };
+  }
+
+  /** Wakes the owner at `atMs` (performance.now()'s clock) or before; undefined: nothing is due. */
+  set(atMs: number | undefined): void {
+    if (atMs === undefined) {
+      this.#timer?.unref();
+      return;
+    }
+    if (this.#timer !== undefined && this.#atMs <= atMs) {
+      this.#timer.ref();
+      return;
+    }
+    clearTimeout(this.#timer);
+    this.#atMs = atMs;
+    this.#timer = setTimeout(this.#fire, Math.ceil(atMs - performance.now()));
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+}
