@@ -50,6 +50,8 @@ export class ScriptLanes {
       const journal = this.#deps.journals.open();
       this.#journals.set(id, journal);
       lane.journal = journal.path;
+      // A script sent to an idle worker became the head before its journal existed: read it on the timer from now.
+      if (this.#deps.head()?.id === id) this.headStarted(id);
     } catch (error) {
       delete lane.journal;
       this.#deps.logger.warn({ err: error }, "no file could be made for a Code Mode script's fast lane: its tool calls go through the host");
