@@ -139,8 +139,9 @@ export class WorkerSession {
     );
   }
 
+  /** Takes tasks: booted, and neither ended nor being stopped (a task sent to a worker being stopped would only come back). */
   get ready(): boolean {
-    return this.#ready && !this.#ended;
+    return this.#ready && !this.#ended && this.#schedule.stopped === undefined;
   }
 
   /** Tasks sent and not yet answered. */
