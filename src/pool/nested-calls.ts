@@ -8,16 +8,22 @@
  *
  * The worker runs them one at a time, in the order sent, so the oldest
  * unanswered one is the one running; this times it on the host's clock as
- * the session times its running task: the tool's load limit + its own limit
- * + the grace, then the worker is killed and the kill is charged to that
- * tool (its source gets the strike), not to the script.
+ * the schedule times its running task (worker-schedule.ts): a deadline, the
+ * tool's load limit + its own limit + the grace from when it started, on
+ * the clock handed in (`now`), read only as a deadline is set or compared.
+ * It owns no timer: `wakeAt` says when its owner is to call `tick`, and the
+ * session wakes both at the earlier of the two on its one timer
+ * (wake-timer.ts). At or past the deadline `tick` kills the worker, and the
+ * kill is charged to that tool (its source gets the strike), not to the
+ * script.
  *
  * ```
  * run(task) ─▶ FIFO ─▶ {nested: {id, task}} ─▶ worker runs it (tool's limits)
- *   oldest: watchdog (load + limit + grace) ─▶ kill, culprit = this call
- *   {type: "nested", id, reply} ─▶ settles the oldest ─▶ next one is timed
- * lane call: its "lane" line in the journal ─▶ laneStarted: timed the same way from then
- *   its record ─▶ laneEnded ─▶ the next one is timed
+ *   oldest: deadline = now + load + limit + grace ─▶ wakeAt
+ *   tick, at or past it ─▶ kill (once), culprit = this call
+ *   {type: "nested", id, reply} ─▶ settles the oldest ─▶ the next one's deadline from now, or none
+ * lane call: its "lane" line in the journal ─▶ laneStarted: its deadline the same way from then
+ *   its record ─▶ laneEnded ─▶ the next one's deadline from now, or none
  * session ends ─▶ the culprit gets the death's outcome, the rest `cancelled`
  * ```
  * A lane call (sandbox/worker/fast-lane.ts) runs without the host's asking;
@@ -50,11 +56,17 @@ export type Blamed = { tool: string; fast?: { tool: number; id: string }; death:
 export type NestedCallsOptions = {
   loadTimeoutMs: number;
   watchdogGraceMs: number;
+  /** The clock deadlines are on, in ms (the session's performance.now(); plain numbers in nested-calls.test.ts). It must never run backwards. */
+  now: () => number;
   /** Writes a message to the worker (the session's channel; inline bundles handled there). */
   send(id: number, task: CallTask): void;
-  /** Stops the worker because the running nested call outlived its limit. */
+  /** Stops the worker because the running nested call outlived its limit (`tick` decided it; called once at most). */
   kill(message: string): void;
-  /** The nested call running now changed (undefined: none runs): the memory watch times each one's growth apart. */
+  /**
+   * The nested call running now changed (undefined: none runs), and with it
+   * `wakeAt`: the memory watch times each one's growth apart, and the
+   * session moves its timer. Once per journal read (`batch`).
+   */
   running(limits: Limits | undefined): void;
 };
 
@@ -62,8 +74,7 @@ export class NestedCalls {
   readonly #options: NestedCallsOptions;
   readonly #fifo: Pending[] = [];
   #nextId = 0;
-  #watchdog: NodeJS.Timeout | undefined;
-  /** When the running nested call started (it became the oldest unanswered one, or the host heard it start). */
+  /** When the running nested call started (it became the oldest unanswered one, or the host heard it start), on `now`'s clock. */
   #runningSince = 0;
   /**
    * The lane call running in the worker, as its "lane" line said. The
@@ -91,7 +102,28 @@ export class NestedCalls {
    */
   get runningPastLimit(): boolean {
     const running = this.running;
-    return running !== undefined && performance.now() - this.#runningSince > running.limits.timeoutMs;
+    return running !== undefined && this.#options.now() - this.#runningSince > running.limits.timeoutMs;
+  }
+
+  /**
+   * When `tick` is to be called next: the running nested call's deadline
+   * (the worker may first have to load the tool's module, under the load
+   * limit: both parts are allowed, + the grace). Undefined when none runs,
+   * once this module stopped the worker, or once the worker has ended.
+   */
+  get wakeAt(): number | undefined {
+    const running = this.running;
+    if (running === undefined || this.#stopped || this.#ended) return undefined;
+    return this.#runningSince + this.#options.loadTimeoutMs + running.limits.timeoutMs + this.#options.watchdogGraceMs;
+  }
+
+  /** The session's timer fired: the worker is killed if the running nested call is past its deadline (a timer that fired early changes nothing). */
+  tick(): void {
+    const wakeAt = this.wakeAt;
+    const running = this.running;
+    if (wakeAt === undefined || running === undefined || this.#options.now() < wakeAt) return;
+    this.#stopped = true;
+    this.#options.kill(`the tool "${running.tool}" (called from a Code Mode script) ran past its ${running.limits.timeoutMs} ms limit and its worker did not stop it; the worker was killed`);
   }
 
   run(task: CallTask): Promise<NestedOutcome> {
@@ -100,7 +132,7 @@ export class NestedCalls {
       const pending = { id: this.#nextId++, task, settle };
       this.#fifo.push(pending);
       this.#options.send(pending.id, task);
-      if (this.#fifo.length === 1 && this.#fast === undefined) this.#watchRunning();
+      if (this.#fifo.length === 1 && this.#fast === undefined) this.#startRunning();
     });
   }
 
@@ -110,7 +142,7 @@ export class NestedCalls {
     if (head === undefined || head.id !== id) return undefined;
     this.#fifo.shift();
     head.settle({ ok: true, reply });
-    this.#watchRunning();
+    this.#startRunning();
     return head.task;
   }
 
@@ -124,7 +156,7 @@ export class NestedCalls {
     if (this.#ended) return true;
     if (this.#fast !== undefined) return false;
     this.#fast = call;
-    this.#watchRunning();
+    this.#startRunning();
     return true;
   }
 
@@ -133,7 +165,7 @@ export class NestedCalls {
     if (this.#ended) return true;
     if (this.#fast?.id !== id) return false;
     this.#fast = undefined;
-    this.#watchRunning();
+    this.#startRunning();
     return true;
   }
 
@@ -154,21 +186,11 @@ export class NestedCalls {
 
   #batching = false;
 
-  /** (Re)starts the host's clock for the nested call running now, if any. */
-  #watchRunning(): void {
-    clearTimeout(this.#watchdog);
-    this.#watchdog = undefined;
+  /** The running nested call changed (or was told again): its deadline runs from now, or none runs; the owner hears of it unless a journal read is under way. */
+  #startRunning(): void {
     const running = this.running;
+    if (running !== undefined) this.#runningSince = this.#options.now();
     if (!this.#batching) this.#options.running(running?.limits);
-    if (running === undefined) return;
-    const { timeoutMs } = running.limits;
-    // The worker may first have to load the tool's module (under the load limit): both parts are allowed.
-    const allowedMs = this.#options.loadTimeoutMs + timeoutMs + this.#options.watchdogGraceMs;
-    this.#runningSince = performance.now();
-    this.#watchdog = setTimeout(() => {
-      this.#stopped = true;
-      this.#options.kill(`the tool "${running.tool}" (called from a Code Mode script) ran past its ${timeoutMs} ms limit and its worker did not stop it; the worker was killed`);
-    }, allowedMs);
   }
 
   /** Set when the kill was this module's: the running nested call outlived its limit. */
@@ -189,7 +211,6 @@ export class NestedCalls {
   end(death: Exclude<NestedOutcome, { ok: true }>, blameRunning: boolean): Blamed | undefined {
     if (this.#ended) return undefined;
     this.#ended = true;
-    clearTimeout(this.#watchdog);
     const fast = this.#fast;
     const pending = this.#fifo.splice(0);
     let blamed: Blamed | undefined;

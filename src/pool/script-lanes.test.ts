@@ -33,7 +33,7 @@ function script(id: number, lane: FastLane): PendingTask {
 function setUp() {
   const journals = new LaneJournals();
   const broken: string[] = [];
-  const nested = new NestedCalls({ loadTimeoutMs: 1_000, watchdogGraceMs: 100, send: () => undefined, kill: () => undefined, running: () => undefined });
+  const nested = new NestedCalls({ loadTimeoutMs: 1_000, watchdogGraceMs: 100, now: () => performance.now(), send: () => undefined, kill: () => undefined, running: () => undefined });
   let head: PendingTask | undefined;
   const lanes = new ScriptLanes({ journals, logger: pino({ level: "silent" }), nested, head: () => head, broken: (message) => broken.push(message) });
   return { journals, broken, nested, lanes, setHead: (pending: PendingTask | undefined) => (head = pending) };

@@ -2,17 +2,17 @@
  * @module src/pool/session
  * One sandbox worker, seen from the host: transport and timers. It owns the
  * worker's long `serve` task and its channel, and the timers that follow the
- * running task; what happens to the tasks given to it is decided by its
- * schedule (worker-schedule.ts: order, the watchdog's deadline, cancels,
- * take-backs, replies), which the session feeds every event with the time
- * and obeys.
+ * running task; what happens to its tasks is decided by its schedule
+ * (worker-schedule.ts: order, the watchdog's deadline, cancels, take-backs,
+ * replies) and its Code Mode nested calls' (nested-calls.ts: the running
+ * one's deadline, blame), which the session feeds every event and obeys.
  *
  * ```
  * dispatch ─▶ schedule (queue + outbox) ─(one message per turn; task-wire.ts)─▶ worker
- *   head runs ── one timer at the schedule's wakeAt (tick) ── RSS watch ── its lane's journal (script-lanes.ts)
+ *   head runs ── one timer at the earlier wakeAt of schedule and nested calls (tick both) ── RSS watch ── its lane's journal (script-lanes.ts)
  *   replies [(id, Reply)…] ─▶ schedule.reply each ─▶ answered: the head settles ─▶ next becomes head
  *   stalled (pool) ─▶ takeBack: tasks not started run elsewhere
- *   schedule's kill (watchdog, cancel, protocol) / RSS / nested clock / broken lane ─▶ abort serve task ─▶ tinypool kills the process
+ *   schedule's kill (watchdog, cancel, protocol) / RSS / nested calls' tick / broken lane ─▶ abort serve task ─▶ tinypool kills the process
  *   process dies ─▶ head: timeout | memory | cancelled | crash (death-outcome.ts);
  *                   the rest never started and go back to the pool's queue
  * ```
@@ -49,8 +49,9 @@ export class WorkerSession {
   #worker: WorkerProcess | undefined;
   #ready = false;
   #ended = false;
-  /** Wakes the schedule at its `wakeAt` (its `tick`: the watchdog). */
+  /** Wakes the nested calls and the schedule (`#follow`). The nested call first: when both are due, the kill is the call's that holds the worker, with its own message. */
   readonly #timer = new WakeTimer(() => {
+    this.#nested.tick();
     this.#schedule.tick();
     this.#follow();
   });
@@ -89,12 +90,16 @@ export class WorkerSession {
     this.#nested = new NestedCalls({
       loadTimeoutMs: options.loadTimeoutMs,
       watchdogGraceMs: options.watchdogGraceMs,
+      now: () => performance.now(),
       send: (id, task) => {
         const message: NestedMessage = { corral: 1, nested: { id, task: this.#wire.onTheWire({ id, task }).task as CallTask } };
         if (!this.#ended) this.#send?.(message);
       },
       kill: (message) => this.kill("watchdog", message),
-      running: (limits) => this.#memory?.nested(limits?.memoryMb),
+      running: (limits) => {
+        this.#memory?.nested(limits?.memoryMb);
+        this.#follow();
+      },
     });
     this.#wire = new TaskWire((id, lane) => this.#lanes.open(id, lane));
     this.#lanes = new ScriptLanes({
@@ -245,11 +250,11 @@ export class WorkerSession {
   }
 
   /**
-   * Makes the session's timers follow the schedule, after each event: the
-   * memory watch and the journal reader run for the head, started as it
-   * becomes the head unless the worker is being stopped (a stop leaves them
-   * as they are until the worker is gone) and stopped as it is answered;
-   * the one timer wakes the schedule at its `wakeAt`.
+   * Makes the session's timers follow the schedule and the nested calls,
+   * after each event: the memory watch and the journal reader run for the
+   * head, started as it becomes the head unless the worker is being stopped
+   * (a stop leaves them as they are until the worker is gone) and stopped
+   * as it is answered; the one timer wakes both at the earlier `wakeAt`.
    */
   #follow(): void {
     if (this.#ended) return;
@@ -262,7 +267,7 @@ export class WorkerSession {
         this.#lanes.headStarted(head.id);
       }
     }
-    this.#timer.set(this.#schedule.wakeAt);
+    this.#timer.set(this.#schedule.wakeAt, this.#nested.wakeAt);
   }
 
   #stopWatchers(): void {

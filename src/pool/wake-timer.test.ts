@@ -1,8 +1,8 @@
 /**
  * @module src/pool/wake-timer.test
- * The session's one timer, on the real clock: it wakes at the time named or
- * before, moves only when that time comes earlier, lets go of the process
- * while nothing is due, and stays quiet once cleared.
+ * The session's one timer, on the real clock: it wakes at the (earliest)
+ * time named or before, moves only when that time comes earlier, lets go
+ * of the process while nothing is due, and stays quiet once cleared.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -36,6 +36,17 @@ describe("WakeTimer", () => {
     timer.set(at(200));
     await sleep(150);
     assert.equal(woke.length, 2, "it moved to 200 ms");
+  });
+
+  it("wakes at the earliest of the times named, nothing due left out", async () => {
+    const { timer, woke, at } = timed();
+    timer.set(at(5_000), undefined, at(30));
+    await sleep(120);
+    assert.equal(woke.length, 1, "it woke at 30 ms, not at 5 s");
+    timer.set(undefined, undefined);
+    await sleep(50);
+    assert.equal(woke.length, 1);
+    timer.clear();
   });
 
   it("with nothing due, no longer holds the process open, and holds it again for a later time", async () => {

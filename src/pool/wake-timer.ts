@@ -1,8 +1,8 @@
 /**
  * @module src/pool/wake-timer
- * A session's one timer: it wakes the session at the time its schedule
- * names (worker-schedule.ts, `wakeAt`) or before, and the session asks the
- * schedule what is due. It is moved only when that time comes earlier: a
+ * A session's one timer: it wakes the session at the earliest time its
+ * deciders name (worker-schedule.ts and nested-calls.ts, `wakeAt`) or
+ * before, and the session asks each what is due. It is moved only when that time comes earlier: a
  * call's deadline is later than the one before it, so on the warm path
  * (one call after another, or a pipeline of quick ones) it is armed about
  * once per limit + grace instead of once per call. With nothing due it is
@@ -23,8 +23,10 @@ export class WakeTimer {
     };
   }
 
-  /** Wakes the owner at `atMs` (performance.now()'s clock) or before; undefined: nothing is due. */
-  set(atMs: number | undefined): void {
+  /** Wakes the owner at the earliest of `times` (performance.now()'s clock) or before; undefined ones are nothing due. */
+  set(...times: (number | undefined)[]): void {
+    let atMs: number | undefined;
+    for (const time of times) if (time !== undefined && (atMs === undefined || time < atMs)) atMs = time;
     if (atMs === undefined) {
       this.#timer?.unref();
       return;

@@ -203,7 +203,7 @@ export class WorkerSchedule {
     return taken;
   }
 
-  /** The worker is to be stopped (the schedule's own decision, or its owner's: the memory watch, a nested call's clock, a broken lane, the pool closing). Only the first stop counts. */
+  /** The worker is to be stopped (the schedule's own decision, or its owner's: the memory watch, a nested call's deadline (nested-calls.ts), a broken lane, the pool closing). Only the first stop counts. */
   stop(reason: StopReason, message: string): void {
     if (this.#exited || this.#stop !== undefined) return;
     this.#stop = { reason, message };
