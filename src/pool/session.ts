@@ -10,7 +10,7 @@
  * ```
  * dispatch ─▶ schedule (queue + outbox) ─(one message per turn; task-wire.ts)─▶ worker
  *   head runs ── one timer at the earlier wakeAt of schedule and nested calls (tick both) ── RSS watch ── its lane's journal (script-lanes.ts)
- *   replies [(id, Reply)…] ─▶ schedule.reply each ─▶ answered: the head settles ─▶ next becomes head
+ *   replies [(id, Reply)…] ─▶ schedule.replies ─▶ answered: each head settles in turn ─▶ next becomes head
  *   stalled (pool) ─▶ takeBack: tasks not started run elsewhere
  *   schedule's kill (watchdog, cancel, protocol) / RSS / nested calls' tick / broken lane ─▶ abort serve task ─▶ tinypool kills the process
  *   process dies ─▶ head: timeout | memory | cancelled | crash (death-outcome.ts);
