@@ -48,6 +48,21 @@ function nestedWithLog() {
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe("NestedCalls", () => {
+  it("keeps a running lane call's start when a host-routed reply is read after its \"lane\" line", () => {
+    const { nested, at, run } = nestedWithLog();
+    at(0);
+    run("routed", 100);
+    // The worker answered the routed call, then started a lane call; the host read the journal first.
+    at(10);
+    assert.equal(nested.laneStarted(lane("s/0", "fast", 200)), true);
+    at(60);
+    assert.ok(nested.replied(0, REPLY) !== undefined);
+    assert.equal(nested.wakeAt, 10 + LOAD_MS + 200 + GRACE_MS, "timed from its lane line, not from the reply");
+    at(70);
+    assert.equal(nested.laneEnded("s/0"), true);
+    assert.equal(nested.wakeAt, undefined, "nothing runs");
+  });
+
   it("times a host-routed call from when it became the oldest: load limit + its limit + grace", () => {
     const { nested, sent, at, run } = nestedWithLog();
     assert.equal(nested.wakeAt, undefined, "nothing runs");

@@ -186,12 +186,23 @@ export class NestedCalls {
 
   #batching = false;
 
-  /** The running nested call changed (or was told again): its deadline runs from now, or none runs; the owner hears of it unless a journal read is under way. */
+  /**
+   * The nested calls changed: a call that starts running is timed from now
+   * (one still running keeps its start: a host-routed reply read after a
+   * lane call's "lane" line does not give that lane call more time); the
+   * owner hears of it unless a journal read is under way.
+   */
   #startRunning(): void {
-    const running = this.running;
-    if (running !== undefined) this.#runningSince = this.#options.now();
-    if (!this.#batching) this.#options.running(running?.limits);
+    const current = this.#fast ?? this.#fifo[0];
+    if (current !== this.#timed) {
+      this.#timed = current;
+      if (current !== undefined) this.#runningSince = this.#options.now();
+    }
+    if (!this.#batching) this.#options.running(this.running?.limits);
   }
+
+  /** The nested call `#runningSince` is for (a lane call or a host-routed one), if one runs. */
+  #timed: LaneCall | Pending | undefined;
 
   /** Set when the kill was this module's: the running nested call outlived its limit. */
   #stopped = false;
