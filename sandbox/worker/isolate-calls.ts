@@ -42,7 +42,7 @@ export class IsolateCalls {
     active: () => this.#inCall && !this.#isolate.isDisposed,
     deadline: () => this.#callDeadline,
     fire: (timeoutMs) => this.#guest.fire(timeoutMs),
-    stoppedByLimit: () => this.failWaiting(new Error("a timer callback was stopped by a limit")),
+    stoppedByLimit: () => this.#failWaiting(new Error("a timer callback was stopped by a limit")),
   });
   /** The running call's deadline, on performance.now()'s clock (the entries read it). */
   #callDeadline = 0;
@@ -245,12 +245,12 @@ export class IsolateCalls {
     try {
       this.#enter(() => this.#guest.capability(seq, answerJson, left));
     } catch (error) {
-      this.failWaiting(error as Error);
+      this.#failWaiting(error as Error);
     }
   }
 
   /** The waiting call fails (its isolate is gone). */
-  failWaiting(error: Error): void {
+  #failWaiting(error: Error): void {
     const waiting = this.#waiting;
     this.#waiting = undefined;
     waiting?.reject(error);
@@ -267,7 +267,7 @@ export class IsolateCalls {
 
   /** The isolate is going: a waiting call fails, and no wake-up outlives it. */
   end(): void {
-    this.failWaiting(new Error("the isolate was disposed"));
+    this.#failWaiting(new Error("the isolate was disposed"));
     this.#timers.clear();
   }
 }

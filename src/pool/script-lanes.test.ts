@@ -30,22 +30,33 @@ function script(id: number, lane: FastLane): PendingTask {
   return { id, task, limits, key: "k", settle: () => undefined };
 }
 
+/** Journal folders to remove once the suite is over. */
+const closers: (() => void)[] = [];
+
 function setUp() {
   const journals = new LaneJournals();
+  closers.push(() => journals.close());
   const broken: string[] = [];
   const nested = new NestedCalls({ loadTimeoutMs: 1_000, watchdogGraceMs: 100, now: () => performance.now(), send: () => undefined, kill: () => undefined, running: () => undefined });
   let head: PendingTask | undefined;
   const lanes = new ScriptLanes({ journals, logger: pino({ level: "silent" }), nested, head: () => head, broken: (message) => broken.push(message) });
-  return { journals, broken, nested, lanes, setHead: (pending: PendingTask | undefined) => (head = pending) };
+  return { broken, nested, lanes, setHead: (pending: PendingTask | undefined) => (head = pending) };
+}
+
+/** Script 1 running on the worker, its journal made and named in its lane. */
+function runningScript() {
+  const set = setUp();
+  const lane = laneSpec();
+  set.setHead(script(1, lane));
+  set.lanes.open(1, lane);
+  return { ...set, lane };
 }
 
 describe("script lanes", { timeout: 30_000 }, () => {
-  const closers: (() => void)[] = [];
   after(() => closers.forEach((close) => close()));
 
   it("reads the journal of a script that became the head before its journal existed, on the timer", async () => {
-    const { journals, broken, nested, lanes, setHead } = setUp();
-    closers.push(() => journals.close());
+    const { broken, nested, lanes, setHead } = setUp();
     const lane = laneSpec();
     const pending = script(1, lane);
     // An idle worker: the script is the head as it is dispatched, and its journal is made as it leaves.
@@ -64,11 +75,7 @@ describe("script lanes", { timeout: 30_000 }, () => {
   });
 
   it("stops the worker for a lane line of a script that is not running", () => {
-    const { journals, broken, lanes, setHead } = setUp();
-    closers.push(() => journals.close());
-    const lane = laneSpec();
-    setHead(script(1, lane));
-    lanes.open(1, lane);
+    const { broken, lanes, lane } = runningScript();
     assert.ok(lane.journal !== undefined);
     const writer = new JournalWriter(lane.journal);
     writer.write({ corral: 1, type: "lane", callId: "script-9", id: "script-9/0", tool: 0 });
@@ -80,11 +87,7 @@ describe("script lanes", { timeout: 30_000 }, () => {
   });
 
   it("stops the worker for the record of a lane call that never started", () => {
-    const { journals, broken, lanes, setHead } = setUp();
-    closers.push(() => journals.close());
-    const lane = laneSpec();
-    setHead(script(1, lane));
-    lanes.open(1, lane);
+    const { broken, lanes } = runningScript();
     lanes.records("script-1", [{ tool: 0, callId: "script-1/0", ms: 1, reply: { type: "call", kind: "ok", metrics: { wallMs: 1, cpuMs: 1, heapBytes: 1 }, warm: true } }]);
     assert.equal(broken.length, 1);
     assert.match(broken[0] ?? "", /record of a lane call that was not running/);
