@@ -61,7 +61,8 @@ export type FastLane = z.infer<typeof FastLane>;
  */
 export const FastRecord = z.strictObject({
   tool: z.number().int().nonnegative().optional(),
-  callId: z.string(),
+  // The ledger's limit: the host records it as it comes.
+  callId: z.string().min(1).max(128),
   ms: z.number().nonnegative(),
   reply: CallReply.optional(),
   refused: z.strictObject({ name: z.string(), kind: OutcomeKind, message: z.string() }).optional(),

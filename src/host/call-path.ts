@@ -3,12 +3,15 @@
  * One call, one path, never a throw for a tool's failure:
  *
  * ```
- * resolve (own keys; reachable by the caller?) ─▶ input → JSON ─▶ quarantined? ─▶ effect policy ─▶ gate
- *   (may take long; no clock runs) ─▶ admission (busy?) ─▶ tool_running
- *   ─▶ run: sandbox (pool) or built-in ─▶ ToolResult ─▶ ledger.record
- *   (awaited for a strike; queued and written behind for other outcomes
- *   unless commitBeforeResult is "all") ─▶ audit line, tool_execution_end
+ * runCall: resolve (own keys; reachable by the caller?) ─▶ runEntry: input → JSON
+ *   ─▶ call-checks.ts: quarantined? ─▶ effect policy ─▶ gate (may take long; no clock runs)
+ *   ─▶ admission (busy?) ─▶ tool_running
+ *   ─▶ run: sandbox (sandboxRun: the task; pool.run) or built-in ─▶ ToolResult (resultOf)
+ *   ─▶ call-record.ts: ledger.record (awaited for a strike; queued and written
+ *      behind for other outcomes unless commitBeforeResult is "all") ─▶ audit line, tool_execution_end
  * ```
+ * A warm call awaits only the pool's answer (and a strike's commit): the
+ * checks and the admission answer at once when they can.
  * Every step that fails makes a ToolFailure with its outcome kind. Every call
  * that reached a source is recorded in the ledger, refused ones included (a
  * refusal is not a strike). A tool the caller may not reach is resolved as
@@ -20,14 +23,15 @@ import { isolateKey, type CallLimits } from "../../sandbox/shared/task-parts.js"
 import type { CallTask } from "../../sandbox/shared/tasks.js";
 import type { IsolationMode } from "./isolation.js";
 import type { EventHub } from "../events.js";
-import { askGate, decideEffects, type BeforeToolCall, type EffectDecision, type GateCall, type ResolvedEffectPolicy } from "../gate/index.js";
-import { isStrike, type Ledger } from "../ledger/index.js";
+import type { BeforeToolCall, ResolvedEffectPolicy } from "../gate/index.js";
+import type { Ledger } from "../ledger/index.js";
 import type { Admission, NestedOutcome, PoolOutcome, SandboxPool } from "../pool/index.js";
-import { mayReach, type Caller, type Catalog, type CatalogEntry } from "../registry/index.js";
+import { mayReach, type Caller, type Catalog, type CatalogEntry, type ScriptEnd } from "../registry/index.js";
 import type { CallSpan, Telemetry } from "../telemetry/index.js";
-import { checkSourceId } from "../registry/source.js";
-import type { ErrorKind, OutcomeKind, ToolResult } from "../result.js";
+import type { ErrorKind, ToolResult } from "../result.js";
 import { capForModel, failure, fromEnvelope, type CallInfo, type ChannelLimits } from "./channels.js";
+import { refusalOf } from "./call-checks.js";
+import { finish } from "./call-record.js";
 import type { QuarantineView } from "./quarantine-view.js";
 import type { CallOptions } from "./types.js";
 import type { CapabilityBroker } from "../capabilities/index.js";
@@ -97,61 +101,49 @@ async function runEntry(deps: CallDeps, entry: CatalogEntry, input: unknown, opt
   } catch (error) {
     return failure(info, "invalid_input", `the input cannot be sent as JSON: ${(error as Error).message}`);
   }
-  const state = await deps.quarantine.check(entry.source);
-  if (state.state === "quarantined") {
-    const until = state.until === null ? "until an operator releases it" : `until ${new Date(state.until).toISOString()}`;
-    return failure(
-      info,
-      "quarantined",
-      `the source ${entry.source} is quarantined since ${new Date(state.since).toISOString()} ${until}: ${state.reason}; use another tool`,
-    );
-  }
-  const decision = decideEffects(deps.effectPolicy, checkSourceId(entry.source), entry.manifest.effects);
-  if (decision === "deny") {
-    return failure(info, "blocked", `"${entry.manifest.name}" declares effects the host's policy denies for ${entry.source}; it cannot run here`);
-  }
-  const gateStarted = performance.now();
-  const verdict = await askGate(deps.gate, gateCall(info, entry, inputJson, decision), { signal: options.signal });
-  span.gateWaitMs = performance.now() - gateStarted;
-  if (verdict.action === "block") return failure(info, "blocked", `the call was blocked: ${verdict.reason}`);
-  if (options.signal?.aborted) return failure(info, "cancelled", "the call was cancelled before it started");
-
+  const checked = refusalOf(deps, entry, info, inputJson, options.signal, span);
+  const refused = checked instanceof Promise ? await checked : checked;
+  if (refused !== undefined) return refused;
   // A script's tool call runs within the script's slot.
-  const admitted = options.nested !== undefined ? { ok: true as const, release: () => undefined } : await deps.admission.admit(entry.manifest.name, options.signal);
+  const admission = options.nested !== undefined ? NESTED_ADMISSION : deps.admission.admit(entry.manifest.name, options.signal);
+  const admitted = admission instanceof Promise ? await admission : admission;
   if (!admitted.ok) return failure(info, admitted.reason === "busy" ? "busy" : "cancelled", admitted.message);
   try {
     if (deps.events.listened) deps.events.emit({ type: "tool_running", callId: info.callId, tool: info.tool, source: entry.source, at: Date.now() });
-    return entry.runner.kind === "builtin"
-      ? await runBuiltin(deps, entry.runner.run, JSON.parse(inputJson), info, options)
-      : await runSandboxed(deps, entry, inputJson, info, options, span);
+    if (entry.runner.kind === "builtin") return await runBuiltin(deps, entry.runner.run, JSON.parse(inputJson), info, options);
+    // In the sandbox: the task goes to the pool (or, for a script's tool call, the script's worker).
+    const run = sandboxRun(deps, entry, inputJson, info, options, span);
+    let outcome: PoolOutcome | undefined;
+    try {
+      outcome = options.nested !== undefined ? await options.nested(run.task) : await deps.pool.run(run.task, run.task.limits, run.key, options.signal);
+    } finally {
+      run.closeCapabilities?.();
+      if (outcome === undefined) void run.closeScript?.({});
+    }
+    // The fast lane's last records (and a culprit's strike) are committed before the script's result returns.
+    const scriptDetails = run.closeScript === undefined ? undefined : await run.closeScript(!outcome.ok && outcome.culprit !== undefined ? { culprit: outcome.culprit } : {});
+    const result = resultOf(deps, outcome, info);
+    if (scriptDetails !== undefined) result.details = isRecord(result.details) ? { ...result.details, ...scriptDetails } : scriptDetails;
+    return result;
   } finally {
     admitted.release();
   }
 }
 
-/**
- * What the gate sees. Its input is a copy made from the JSON the tool will
- * get, and made only when the gate reads it: the default gate never does,
- * and parsing a large input on every call would cost more than the call.
- */
-function gateCall(info: CallInfo, entry: CatalogEntry, inputJson: string, policy: Exclude<EffectDecision, "deny">): GateCall {
-  let input: { value: unknown } | undefined;
-  return {
-    callId: info.callId,
-    tool: entry.manifest.name,
-    source: entry.source,
-    get input() {
-      input ??= { value: JSON.parse(inputJson) };
-      return input.value;
-    },
-    effects: entry.manifest.effects,
-    policy,
-  };
-}
+const NESTED_ADMISSION = { ok: true as const, release: () => undefined };
 
-async function runSandboxed(deps: CallDeps, entry: CatalogEntry, inputJson: string, info: CallInfo, options: PathOptions, span: CallSpan): Promise<ToolResult> {
+type SandboxRun = {
+  task: CallTask;
+  /** The isolate key the pool routes by. */
+  key: string;
+  closeCapabilities?: () => void;
+  closeScript?: (end: ScriptEnd) => Promise<Record<string, unknown>>;
+};
+
+/** The task a sandboxed call sends, its routing key, and what listens while it runs (its capability requests; a script's tool calls). */
+function sandboxRun(deps: CallDeps, entry: CatalogEntry, inputJson: string, info: CallInfo, options: PathOptions, span: CallSpan): SandboxRun {
   const runner = entry.runner;
-  if (runner.kind !== "sandbox" && runner.kind !== "script") throw new Error("corral: runSandboxed reached with a tool that does not run in the sandbox");
+  if (runner.kind !== "sandbox" && runner.kind !== "script") throw new Error("corral: sandboxRun reached with a tool that does not run in the sandbox");
   const limits = deps.limitsFor(entry, options);
   // A script gets its input from its runner (the tools it may call, its limits), and a fresh isolate.
   const task: CallTask = { type: "call", callId: info.callId, bundle: runner.bundle, tool: entry.manifest.name, inputJson: runner.kind === "script" ? runner.inputJson : inputJson, limits };
@@ -162,7 +154,7 @@ async function runSandboxed(deps: CallDeps, entry: CatalogEntry, inputJson: stri
   // A scope's calls are routed by the scope's own key, so each scope's warm
   // isolate has its home; a fresh call by the key without scope, where an
   // isolate no call has used yet (a describe's) may wait for it.
-  const key = isolateKey(runner.bundle, limits.memoryMb, entry.manifest.name, fresh ? "" : scope);
+  const run: SandboxRun = { task, key: isolateKey(runner.bundle, limits.memoryMb, entry.manifest.name, fresh ? "" : scope) };
   // The call's capability requests (fetch, ctx.fs, ctx.state) are judged while it runs.
   const closeCapabilities = deps.capabilities?.open({
     callId: info.callId,
@@ -172,21 +164,13 @@ async function runSandboxed(deps: CallDeps, entry: CatalogEntry, inputJson: stri
     timeoutMs: limits.timeoutMs,
     signal: options.signal,
   });
-  // A script's tool calls are answered from here until its run is over; then they go into `details`.
-  const closeScript = runner.kind === "script" ? runner.open(info.callId, { traceContext: span.context, signal: options.signal, scope: options.scope }) : undefined;
-  if (runner.kind === "script" && runner.fastLane !== undefined) task.fastLane = scope === "" ? runner.fastLane : { ...runner.fastLane, scope };
-  let outcome: PoolOutcome | undefined;
-  try {
-    outcome = options.nested !== undefined ? await options.nested(task) : await deps.pool.run(task, limits, key, options.signal);
-  } finally {
-    closeCapabilities?.();
-    if (outcome === undefined) void closeScript?.({});
+  if (closeCapabilities !== undefined) run.closeCapabilities = closeCapabilities;
+  if (runner.kind === "script") {
+    // A script's tool calls are answered from here until its run is over; then they go into `details`.
+    run.closeScript = runner.open(info.callId, { traceContext: span.context, signal: options.signal, scope: options.scope });
+    if (runner.fastLane !== undefined) task.fastLane = scope === "" ? runner.fastLane : { ...runner.fastLane, scope };
   }
-  // The fast lane's last records (and a culprit's strike) are committed before the script's result returns.
-  const scriptDetails = await closeScript?.(!outcome.ok && outcome.culprit !== undefined ? { culprit: outcome.culprit } : {});
-  const result = resultOf(deps, outcome, info);
-  if (scriptDetails !== undefined) result.details = isRecord(result.details) ? { ...result.details, ...scriptDetails } : scriptDetails;
-  return result;
+  return run;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -232,58 +216,4 @@ async function runBuiltin(
   if (answer.structured !== undefined) result.structured = answer.structured;
   if (answer.control !== undefined) result.control = answer.control;
   return result;
-}
-
-export async function finish(deps: CallDeps, result: ToolResult, entry: CatalogEntry | undefined, input: unknown, caller: Caller | undefined, via: string | undefined): Promise<void> {
-  const outcome = result.ok ? "ok" : result.error.kind;
-  if (entry !== undefined) {
-    // A strike is committed before its result returns (SECURITY.md, promise 5). By
-    // default any other outcome is written behind: its record is queued now, in call
-    // order, and commits with a later group commit while the caller has its answer.
-    const waits = deps.commitBeforeResult === "all" || isStrike(outcome);
-    const recorded = record(deps, result, entry, outcome, !waits, caller, via);
-    if (waits) await recorded;
-  }
-  if (deps.logger.isLevelEnabled("info")) deps.logger.info(
-    {
-      event: "call",
-      tool: result.tool,
-      source: result.source,
-      version: result.version,
-      callId: result.callId,
-      ...(caller !== undefined ? { caller: caller.id } : {}),
-      ...(via !== undefined ? { via } : {}),
-      outcome,
-      wallMs: Math.round(result.metrics.wallMs * 100) / 100,
-      cpuMs: Math.round(result.metrics.cpuMs * 100) / 100,
-      heapBytes: result.metrics.heapBytes,
-      ...(deps.logToolData ? { input, output: result.ok ? result.output : undefined } : {}),
-    },
-    "tool call",
-  );
-  if (deps.events.listened) deps.events.emit({ type: "tool_execution_end", callId: result.callId, tool: result.tool, ...(result.source ? { source: result.source } : {}), result, at: Date.now() });
-}
-
-/** Queues the call's record at once (so records keep call order); settles once it has committed, never rejects. */
-function record(deps: CallDeps, result: ToolResult, entry: CatalogEntry, outcome: OutcomeKind, writeBehind: boolean, caller: Caller | undefined, via: string | undefined): Promise<void> {
-  // Ledger.record is async: a bad record or a closed ledger rejects, it never throws here.
-  return deps.ledger
-    .record({
-      source: entry.source,
-      tool: entry.manifest.name,
-      version: entry.version,
-      callId: result.callId,
-      outcome,
-      wallMs: result.metrics.wallMs,
-      cpuMs: result.metrics.cpuMs,
-      heapBytes: result.metrics.heapBytes,
-      ...(result.ok ? {} : { message: result.error.message }),
-      ...(caller !== undefined ? { caller: caller.id } : {}),
-      ...(via !== undefined ? { via } : {}),
-    }, { writeBehind })
-    .then(
-      (applied) => deps.quarantine.learn(applied.state),
-      // The ledger must not turn a finished call into a throw; say so loudly.
-      (error: unknown) => deps.logger.error({ err: error, callId: result.callId }, "the ledger could not record a call"),
-    );
 }

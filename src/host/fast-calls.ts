@@ -12,7 +12,8 @@ import type { PoolOutcome } from "../pool/index.js";
 import type { Caller, CatalogEntry } from "../registry/index.js";
 import { checkSourceId } from "../registry/source.js";
 import type { ToolResult } from "../result.js";
-import { finish, resultOf, type CallDeps } from "./call-path.js";
+import { resultOf, type CallDeps } from "./call-path.js";
+import { finish } from "./call-record.js";
 import type { CallInfo } from "./channels.js";
 import type { CallOptions } from "./types.js";
 

@@ -17,7 +17,8 @@ export class OpenCalls {
   /** Keeps `call` until it settles; returns it. */
   track(call: Promise<ToolResult>): Promise<ToolResult> {
     this.#calls.add(call);
-    void call.finally(() => this.#calls.delete(call)).catch(() => undefined);
+    const forget = () => this.#calls.delete(call);
+    void call.then(forget, forget);
     return call;
   }
 

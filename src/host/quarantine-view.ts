@@ -61,15 +61,25 @@ export class QuarantineView {
     return this.#counterRead;
   }
 
-  async check(source: string): Promise<SourceState> {
+  /**
+   * The source's state as this view knows it, when nothing changed elsewhere
+   * since it learnt it; undefined when it must be read (check). A warm call
+   * asks this first, so its checks wait on nothing.
+   */
+  known(source: string): SourceState | undefined {
     const counter = this.#changesElsewhere();
     if (counter === undefined || counter !== this.#counter) {
       this.#known.clear();
       this.#counter = counter;
-    } else {
-      const known = this.#known.get(source);
-      if (known !== undefined && (known.state === "active" || known.until === null || known.until > this.#now())) return known;
+      return undefined;
     }
+    const known = this.#known.get(source);
+    return known !== undefined && (known.state === "active" || known.until === null || known.until > this.#now()) ? known : undefined;
+  }
+
+  async check(source: string): Promise<SourceState> {
+    const known = this.known(source);
+    if (known !== undefined) return known;
     let state: SourceState;
     try {
       state = await this.#ledger.check(source);

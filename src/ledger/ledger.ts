@@ -25,7 +25,7 @@ import { byTrouble, toSourceRow } from "./report.js";
 import { MAX_SCRIPT_REPORT_ROWS, SCRIPT_REPORT_ROWS, toScriptToolRows, type ScriptCallersReport, type ScriptToolsReport } from "./script-calls.js";
 import type { Applied, LedgerStore } from "./store.js";
 import { afterCall, expire, isExpired, quarantineByHand, releaseByHand } from "./transitions.js";
-import { CallInput, EpochMs, LoadInput, isStrike, type LedgerEvent, type QuarantinedState, type SourceReport, type SourceRow, type SourceState } from "./types.js";
+import { CallInput, EpochMs, LoadInput, MAX_MESSAGE_CHARS, isStrike, type CallRecord, type LedgerEvent, type QuarantinedState, type SourceReport, type SourceRow, type SourceState } from "./types.js";
 
 export type RecordResult = {
   /** Whether this call was a strike against its source. */
@@ -56,6 +56,17 @@ export type ReleaseRequest = z.input<typeof ReleaseRequest>;
 const RecordOptions = z.strictObject({ writeBehind: z.boolean().optional() });
 const ReportLimits = z.strictObject({ events: z.number().int().nonnegative().optional(), strikes: z.number().int().nonnegative().optional() });
 const ScriptReportLimit = z.strictObject({ limit: z.number().int().min(1).max(MAX_SCRIPT_REPORT_ROWS).optional() });
+
+let recordOwn: (ledger: Ledger, call: Omit<CallRecord, "at">, writeBehind: boolean) => Promise<RecordResult>;
+
+/** Records a call of the host's own call path (see Ledger's static block); as ledger.record, without parsing the record again. */
+export function recordOwnCall(ledger: Ledger, call: Omit<CallRecord, "at">, writeBehind: boolean): Promise<RecordResult> {
+  try {
+    return recordOwn(ledger, call, writeBehind);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
 
 export class Ledger {
   readonly #store: LedgerStore;
@@ -106,12 +117,30 @@ export class Ledger {
       const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(record)"}: ${issue.message}`).join("; ");
       throw new InvalidCallRecordError(detail, parsed.error.issues);
     }
-    const call = { ...parsed.data, at: parsed.data.at ?? now };
+    return this.#record({ ...parsed.data, at: parsed.data.at ?? now }, now, options.writeBehind === true);
+  }
+
+  /**
+   * The host's own call path records through here (recordOwnCall): its
+   * record is made of values checked where they entered the host (the
+   * catalog's source, tool and version, its own call id, the worker's
+   * reply), so it is not parsed again on every call.
+   */
+  static {
+    recordOwn = (ledger, call, writeBehind) => {
+      ledger.#assertAlive();
+      const now = ledger.#now();
+      const message = call.message !== undefined && call.message.length > MAX_MESSAGE_CHARS ? call.message.slice(0, MAX_MESSAGE_CHARS) : call.message;
+      return ledger.#record({ ...call, ...(message !== undefined ? { message } : {}), at: now }, now, writeBehind);
+    };
+  }
+
+  async #record(call: CallRecord, now: number, behind: boolean): Promise<RecordResult> {
     const policy = this.#options.policy;
     const { state, applied } = await this.#store.recordCall(call, {
       keepStrikes: this.#keepStrikes,
       decide: (current, strikeTimes) => afterCall(current, call, strikeTimes, now, policy),
-      behind: options.writeBehind === true,
+      behind,
     });
     const events = this.#announce(applied);
     const result: RecordResult = { strike: isStrike(call.outcome), state, events };
