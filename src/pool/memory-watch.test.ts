@@ -31,28 +31,39 @@ describe("MemoryWatch on this process", { timeout: 30_000, skip: process.platfor
   // Kept to the end: freed memory would be reused by the next allocation without growing the process.
   const held: Buffer[] = [];
   const grow = (mb: number) => held.push(Buffer.alloc(mb * MB, 1));
+  // The watch samples when the session's timer ticks it at or past its wakeAt: a clock of numbers here.
+  let clock = 0;
   const over = () => {
     let seen: Charge | undefined;
-    const watch = new MemoryWatch({ pid: process.pid, slackMb: 0, onOver: (charge) => (seen = charge) });
+    const watch = new MemoryWatch({ pid: process.pid, slackMb: 0, now: () => clock, onOver: (charge) => (seen = charge) });
     return { watch, seen: () => seen };
   };
-  const sampled = () => new Promise((resolve) => setTimeout(resolve, 60));
+  const sampled = (watch: MemoryWatch) => {
+    const due = watch.wakeAt;
+    assert.ok(due !== undefined, "a watched task has a sample due");
+    clock = due;
+    watch.tick();
+  };
 
-  it("charges the running task for what it grew past its allowance", async () => {
+  it("charges the running task for what it grew past its allowance", () => {
     const { watch, seen } = over();
     watch.start(8); // 16 MB
     grow(48);
-    await sampled();
-    watch.close();
+    clock = (watch.wakeAt ?? Number.NaN) - 1;
+    watch.tick();
+    assert.equal(seen(), undefined, "nothing is sampled before the sample is due");
+    sampled(watch);
     assert.equal(seen(), "running");
+    assert.equal(watch.wakeAt, undefined, "a watch that stopped the worker has nothing due");
+    watch.close();
   });
 
-  it("charges a nested call for what grew while it ran, and moves what it kept into the script's baseline", async () => {
+  it("charges a nested call for what grew while it ran, and moves what it kept into the script's baseline", () => {
     const nestedGrew = over();
     nestedGrew.watch.start(32); // 64 MB for the script
     nestedGrew.watch.nested(8); // 16 MB for the nested call
     grow(48);
-    await sampled();
+    sampled(nestedGrew.watch);
     nestedGrew.watch.close();
     assert.equal(nestedGrew.seen(), "nested");
 
@@ -61,18 +72,18 @@ describe("MemoryWatch on this process", { timeout: 30_000, skip: process.platfor
     kept.watch.nested(32); // 64 MB for the nested call
     grow(48); // under the nested call's allowance, past the script's
     kept.watch.nested(undefined);
-    await sampled();
+    sampled(kept.watch);
     kept.watch.close();
     assert.equal(kept.seen(), undefined, "what the nested call kept is not the script's growth");
   });
 
-  it("reuses a reading only across quick calls: after a slow call or any other task it reads again", async () => {
+  it("reuses a reading only across quick calls: after a slow call or any other task it reads again", () => {
     const reused = over();
     reused.watch.start(8);
     reused.watch.ended(0.5);
     grow(48); // grown by "the quick call": a reading reused misses it (bounded by the calls' wall time)
     reused.watch.start(8);
-    await sampled();
+    sampled(reused.watch);
     reused.watch.close();
     assert.equal(reused.seen(), "running", "the reading was reused after a quick call");
 
@@ -82,7 +93,7 @@ describe("MemoryWatch on this process", { timeout: 30_000, skip: process.platfor
       fresh.watch.ended(wallMs);
       grow(48);
       fresh.watch.start(8);
-      await sampled();
+      sampled(fresh.watch);
       fresh.watch.close();
         assert.equal(fresh.seen(), undefined, `read again after ${wallMs === undefined ? "a task that is not a call" : "a slow call"}`);
     }

@@ -3,7 +3,8 @@
  * The second layer of the memory limit: a worker's resident memory, read
  * from /proc while a task runs, against what that task may add to it. It
  * catches memory V8 does not count against an isolate's limit. It owns one
- * open /proc reader per worker and one sampling timer.
+ * open /proc reader per worker and no timer: `wakeAt` says when the next
+ * sample is due, and the session's one timer (wake-timer.ts) calls `tick`.
  *
  * Who a stop is charged to is decided from what was read, in `chargeOf`:
  *
@@ -11,7 +12,7 @@
  * task starts ─▶ baseline (read now, or reused: what other tasks left is not this one's)
  *   nested call starts ─▶ nestedStart (read now)      ┐ a Code Mode script's
  *   nested call ends   ─▶ baseline += what it kept     ┘ tool calls
- * every 10 ms: resident > baseline + allowance(task) [+ allowance(nested)]
+ * tick, every 10 ms while a task runs: resident > baseline + allowance(task) [+ allowance(nested)]
  *   ─▶ chargeOf ─▶ "running" | "nested" ─▶ onOver(charge) ─▶ the session stops the worker
  * ```
  * Each task is held to its own allowance over the growth that happened while
@@ -78,6 +79,8 @@ export function chargeOf(reading: Reading): Charge | undefined {
 export type MemoryWatchOptions = {
   pid: number;
   slackMb: number;
+  /** The session's clock (performance.now()'s), read as a sample is due or taken. */
+  now: () => number;
   /** The worker is over: stop it, charged as said. Called once per task at most. */
   onOver(charge: Charge, residentBytes: number): void;
   /** Runs before each sample: the session learns then which nested call runs (a lane's journal). */
@@ -88,7 +91,8 @@ export type MemoryWatchOptions = {
 export class MemoryWatch {
   readonly #options: MemoryWatchOptions;
   readonly #reader: ResidentReader | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  /** When the next sample is due, while a task is watched. */
+  #sampleAt: number | undefined;
   #baselineBytes: number | undefined;
   /** The last reading taken as a task started, and the wall time of the tasks run since (Infinity: read again). */
   #lastReading: number | undefined;
@@ -111,8 +115,20 @@ export class MemoryWatch {
     this.#baselineBytes = this.#lastReading;
     if (this.#baselineBytes === undefined) return;
     this.#runningAllowanceBytes = allowanceBytes(memoryMb, this.#options.slackMb);
-    this.#timer = setInterval(() => this.#sample(), MEMORY_SAMPLE_MS);
-    this.#timer.unref();
+    this.#sampleAt = this.#options.now() + MEMORY_SAMPLE_MS;
+  }
+
+  /** When `tick` is to be called next; undefined while no task is watched. */
+  get wakeAt(): number | undefined {
+    return this.#sampleAt;
+  }
+
+  /** Samples if a sample is due (the next is due MEMORY_SAMPLE_MS later); stops the worker through onOver if a task is past its allowance. */
+  tick(): void {
+    const now = this.#options.now();
+    if (this.#sampleAt === undefined || now < this.#sampleAt) return;
+    this.#sampleAt = now + MEMORY_SAMPLE_MS;
+    this.#sample();
   }
 
   /** The running script's nested call starts (`memoryMb`: its tool's limit), or the one running ended (undefined). */
@@ -132,8 +148,7 @@ export class MemoryWatch {
 
   /** The running task is over. */
   stop(): void {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
+    this.#sampleAt = undefined;
     this.#baselineBytes = undefined;
     this.#nested = undefined;
   }

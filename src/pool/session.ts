@@ -9,7 +9,7 @@
  *
  * ```
  * dispatch ─▶ schedule (queue + outbox) ─(one message per turn; task-wire.ts)─▶ worker
- *   head runs ── one timer at the earlier wakeAt of schedule and nested calls (tick both) ── RSS watch ── its lane's journal (script-lanes.ts)
+ *   head runs ── one timer at the earliest wakeAt of schedule, nested calls and RSS watch (tick each) ── its lane's journal (script-lanes.ts)
  *   replies [(id, Reply)…] ─▶ schedule.replies ─▶ answered: each head settles in turn ─▶ next becomes head
  *   stalled (pool) ─▶ takeBack: tasks not started run elsewhere
  *   schedule's kill (watchdog, cancel, protocol) / RSS / nested calls' tick / broken lane ─▶ abort serve task ─▶ tinypool kills the process
@@ -49,10 +49,11 @@ export class WorkerSession {
   #worker: WorkerProcess | undefined;
   #ready = false;
   #ended = false;
-  /** Wakes the nested calls and the schedule (`#follow`). The nested call first: when both are due, the kill is the call's that holds the worker, with its own message. */
+  /** Wakes the nested calls, the schedule and the memory watch (`#follow`). The nested call first: when both are due, the kill is the call's that holds the worker, with its own message. */
   readonly #timer = new WakeTimer(() => {
     this.#nested.tick();
     this.#schedule.tick();
+    this.#memory?.tick();
     this.#follow();
   });
   /** The task the memory watch and the journal reader run for: the head, from when it became the head until it is answered. */
@@ -208,6 +209,7 @@ export class WorkerSession {
       this.#memory = new MemoryWatch({
         pid: message.pid,
         slackMb: this.#options.workerMemorySlackMb,
+        now: () => performance.now(),
         // Which lane call runs, if one does, is known before the memory is read.
         beforeSample: () => this.#lanes.read(),
         // A task past its allowance: the worker is stopped, charged to that task.
@@ -254,7 +256,7 @@ export class WorkerSession {
    * after each event: the memory watch and the journal reader run for the
    * head, started as it becomes the head unless the worker is being stopped
    * (a stop leaves them as they are until the worker is gone) and stopped
-   * as it is answered; the one timer wakes both at the earlier `wakeAt`.
+   * as it is answered; the one timer wakes all three at the earliest `wakeAt`.
    */
   #follow(): void {
     if (this.#ended) return;
@@ -267,7 +269,7 @@ export class WorkerSession {
         this.#lanes.headStarted(head.id);
       }
     }
-    this.#timer.set(this.#schedule.wakeAt, this.#nested.wakeAt);
+    this.#timer.set(this.#schedule.wakeAt, this.#nested.wakeAt, this.#memory?.wakeAt);
   }
 
   #stopWatchers(): void {
