@@ -4,8 +4,8 @@
 // process (the floor a call inside the worker cannot beat), the same fast
 // lane driven in this process (WorkerCore + FastLane and its journal, no
 // IPC: what one script → worker → tool → worker → script hop costs with
-// isolated-vm), and
-// one ordinary host.call.
+// isolated-vm), one ordinary host.call, and what a lane call's two journal
+// lines cost alone (written with writeSync, as the worker does).
 //
 // The guest's clock has 1 ms resolution, so the script times blocks of
 // BLOCK calls and a nested call's p50 is the median of the blocks' means.
@@ -70,6 +70,34 @@ async function createInProcessLane(tempDir, calls) {
   };
 }
 
+/**
+ * What a lane call's two journal lines cost (the "lane" line before the tool
+ * runs, its record after): corral's JournalWriter, writeSync per line, to a
+ * file in tempDir, lines shaped as a warm word_count call's. Answers the p50
+ * (ms) of one pair.
+ */
+async function measureJournalPair(tempDir, n) {
+  const { openJournal } = await import(distUrl("sandbox/worker/journal-writer.js"));
+  const path = join(tempDir, "journal-pair.jsonl");
+  writeFileSync(path, "");
+  const journal = openJournal(path);
+  const reply = { type: "call", kind: "ok", envelopeJson: JSON.stringify({ ok: true, kind: "ok", output: { text: '{"words":9}', structured: { words: 9 } } }), metrics: { wallMs: 0.02, cpuMs: 0.02, heapBytes: 1_500_000 }, warm: true };
+  const samples = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const id = `lane-${i}`;
+      const started = performance.now();
+      journal.write({ corral: 1, type: "lane", callId: "script", id, tool: 0 });
+      journal.write({ corral: 1, type: "fast", callId: "script", records: [{ tool: 0, callId: id, ms: 0.02, reply }] });
+      samples.push(performance.now() - started);
+    }
+  } finally {
+    journal.close();
+    rmSync(path, { force: true });
+  }
+  return median(samples);
+}
+
 /** Answers p50s (ms) per round, and the median of rounds, of: a nested call, the in-process lane, ToolIsolate.invoke, host.call, and the whole script per nested call. */
 export async function measureCodeMode(tempDir, { rounds, calls, log }) {
   const corral = await createWarmCorral(tempDir, { codeMode: { maxCalls: calls, timeoutMs: 60_000 } });
@@ -87,6 +115,7 @@ export async function measureCodeMode(tempDir, { rounds, calls, log }) {
       const laneMs = await lane.run();
       const invoke = summarize(await timeSerial(toolIsolate.call, calls));
       const hostCall = summarize(await timeSerial(corral.call, Math.min(calls, 500)));
+      const journalPair = await measureJournalPair(tempDir, calls);
       perRound.push({
         nestedP50: percentile(blocks, 0.5),
         nestedMax: blocks[blocks.length - 1],
@@ -95,6 +124,7 @@ export async function measureCodeMode(tempDir, { rounds, calls, log }) {
         invokeP50: invoke.p50,
         hostCallP50: hostCall.p50,
         scriptPerCallMs: scriptMs / calls,
+        journalPair,
       });
       log?.(`code mode round ${round + 1}/${rounds}`);
     }
@@ -115,6 +145,7 @@ export async function measureCodeMode(tempDir, { rounds, calls, log }) {
     invokeP50: of("invokeP50"),
     hostCallP50: of("hostCallP50"),
     scriptPerCallMs: of("scriptPerCallMs"),
+    journalPair: of("journalPair"),
   };
 }
 

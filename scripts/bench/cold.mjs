@@ -2,12 +2,17 @@
 // (from `author` to the first result, workers warm); the same source again on
 // the same host, and on a new host over the same cache folder (compile cache
 // hit, manifests from the cache folder, a new isolate); against a raw fresh
-// isolate per call.
+// isolate per call; and compiling a new agent source alone (corral's
+// BundleCache: esbuild, the import policy, the disk cache), the part of a
+// new tool's load that happens before any worker sees it.
 import { join } from "node:path";
+import { distUrl } from "./dist.mjs";
 import { callOk, createBenchHost, loadOk, warmUp } from "./contenders.mjs";
 import { interleave, median, percentile } from "./harness.mjs";
 import { corralWorkerPids, sleep, waitIdle } from "./processes.mjs";
 import { WORD_COUNT_INPUT, wordCountSource } from "./tools.mjs";
+
+const { BundleCache } = await import(distUrl("src/compile/index.js"));
 
 const SETTLE_MS = 25;
 
@@ -95,6 +100,21 @@ export async function measureCold(tempDir, { rounds, perRound, newHosts, coldIso
           },
         },
         {
+          name: "compileOnly",
+          batch: async () => {
+            const cache = new BundleCache(join(tempDir, `compile-only-${next}`));
+            const samples = [];
+            for (let i = 0; i < perRound; i++) {
+              const sample = fresh();
+              const t0 = performance.now();
+              const compiled = await cache.compile({ kind: "text", code: sample.code, sourceName: `agent:${sample.agent}` });
+              if (!compiled.ok || compiled.cached) throw new Error("bench: a new agent source did not compile afresh");
+              samples.push({ totalMs: performance.now() - t0 });
+            }
+            return samples;
+          },
+        },
+        {
           name: "rawFreshIsolate",
           batch: async () => {
             const samples = [];
@@ -135,5 +155,6 @@ export async function measureCold(tempDir, { rounds, perRound, newHosts, coldIso
     seenSameHost: summarizeSamples(results.seenSameHost),
     seenNewHost: summarizeSamples(newHost),
     rawFreshIsolate: summarizeSamples(results.rawFreshIsolate),
+    compileOnly: summarizeSamples(results.compileOnly),
   };
 }

@@ -45,7 +45,7 @@ ${busy(r) ? `**The machine was busy**: other processes took ${(r.othersCpuShare 
 
   sections.push(`## Targets
 
-${mdTable(["target (from the design)", "figure", "met"], targets(r).map((x) => [x.name, x.figure, x.met ? "yes" : "**no**"]))}`);
+${mdTable(["target (from the design)", "figure", "met"], targets(r).map((x) => [x.name, x.figure, x.met ? "yes" : "**no**"]))}${unmetReasons(r)}`);
 
   sections.push(`## Warm call, one in flight
 
@@ -174,4 +174,11 @@ ${profileTables("Guest (inside the isolate)", gp, 10)}`);
 
 export function writeMarkdown(path, r) {
   writeFileSync(path, renderMarkdown(r));
+}
+
+/** Each target not met, with the reason this run's own figures give (report-reasons.mjs). */
+function unmetReasons(r) {
+  const unmet = targets(r).filter((x) => !x.met && x.why !== undefined);
+  if (unmet.length === 0) return "";
+  return `\n\n### Why each target not met is out of reach, in this run's figures\n\n${unmet.map((x) => `- **${x.name}.** ${x.why()}`).join("\n")}`;
 }

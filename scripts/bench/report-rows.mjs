@@ -3,6 +3,7 @@
 // verdicts, and the profile tables. The console (report.mjs) and
 // docs/benchmarks.md (report-markdown.mjs) print the same rows.
 import { us, ms, mb, ratio, int, perCall, cpu, mdTable } from "./report-format.mjs";
+import { codeModeReason, newToolReason, seenSourceReason, throughputReason, warmP50Reason, warmP99Reason, warmToolMemoryReason } from "./report-reasons.mjs";
 
 const WARM_ROWS = [
   ["plain", "plain function call (same tool, in-process)"],
@@ -39,7 +40,7 @@ export function sporadicRows(r) {
 /** The raw IPC round trip (p50): no contender that crosses a process boundary can go below it. */
 const ipcFloorNote = (w) => (w.ipcFloor === undefined ? "" : `; floor: raw IPC round trip ${us(w.ipcFloor.p50)}`);
 
-/** The targets of the issue, each with its figure and verdict. */
+/** The targets of the issue, each with its figure, its verdict, and `why` it is not met (the run's figures that say so). */
 export function targets(r) {
   const w = r.warm;
   const t = r.throughput;
@@ -48,16 +49,16 @@ export function targets(r) {
   const seenWorst = Math.max(r.cold.seenSameHost.p50, r.cold.seenNewHost.p50);
   return [
     // Issue 19's targets (they replace issue 6's "½ the naive pool", which is below the IPC floor here).
-    { name: "warm p50 ≤ 1.0× naive pool p50", figure: `${us(w.corral.p50)} vs ${us(w.naive.p50)} (${ratio(w.corral.p50, w.naive.p50)})${ipcFloorNote(w)}`, met: w.corral.p50 <= w.naive.p50 },
-    { name: "warm p99 < 1 ms and ≤ 3× p50 (1 in flight)", figure: `p99 ${us(w.corral.p99)}, ${ratio(w.corral.p99, w.corral.p50)} p50${ipcFloorNote(w)}`, met: w.corral.p99 < 1 && w.corral.p99 <= 3 * w.corral.p50 },
-    { name: "throughput (64 in flight) ≥ 2× naive pool", figure: `${int(t.corral.callsPerS)}/s vs ${int(t.naive.callsPerS)}/s (${ratio(t.corral.callsPerS, t.naive.callsPerS)})`, met: t.corral.callsPerS >= 2 * t.naive.callsPerS },
-    { name: "new agent tool: `author` → first result < 8 ms (p50)", figure: `${ms(r.cold.new.p50)}; floor: a fresh isolate + compile + call ${ms(r.cold.rawFreshIsolate.p50)}`, met: r.cold.new.p50 < 8 },
-    { name: "source seen before: load → first result < 5 ms (p50, same host and new host)", figure: `${ms(r.cold.seenSameHost.p50)} same host, ${ms(r.cold.seenNewHost.p50)} new host`, met: seenWorst < 5 },
+    { name: "warm p50 ≤ 1.0× naive pool p50", figure: `${us(w.corral.p50)} vs ${us(w.naive.p50)} (${ratio(w.corral.p50, w.naive.p50)})${ipcFloorNote(w)}`, met: w.corral.p50 <= w.naive.p50, why: () => warmP50Reason(r) },
+    { name: "warm p99 < 1 ms and ≤ 3× p50 (1 in flight)", figure: `p99 ${us(w.corral.p99)}, ${ratio(w.corral.p99, w.corral.p50)} p50${ipcFloorNote(w)}`, met: w.corral.p99 < 1 && w.corral.p99 <= 3 * w.corral.p50, why: () => warmP99Reason(r) },
+    { name: "throughput (64 in flight) ≥ 2× naive pool", figure: `${int(t.corral.callsPerS)}/s vs ${int(t.naive.callsPerS)}/s (${ratio(t.corral.callsPerS, t.naive.callsPerS)})`, met: t.corral.callsPerS >= 2 * t.naive.callsPerS, why: () => throughputReason(r) },
+    { name: "new agent tool: `author` → first result < 8 ms (p50)", figure: `${ms(r.cold.new.p50)}; floor: a fresh isolate + compile + call ${ms(r.cold.rawFreshIsolate.p50)}`, met: r.cold.new.p50 < 8, why: () => newToolReason(r) },
+    { name: "source seen before: load → first result < 5 ms (p50, same host and new host)", figure: `${ms(r.cold.seenSameHost.p50)} same host, ${ms(r.cold.seenNewHost.p50)} new host`, met: seenWorst < 5, why: () => seenSourceReason(r) },
     { name: "next call after a worker dies < 300 ms (every sample)", figure: `worst ${ms(worstNext)}`, met: worstNext < 300 },
-    { name: "a warm tool < 2 MB of worker memory", figure: `${mb(r.memory.perWarmToolBytes)} RSS per warm tool`, met: r.memory.perWarmToolBytes < 2 * 1024 ** 2 },
+    { name: "a warm tool < 2 MB of worker memory", figure: `${mb(r.memory.perWarmToolBytes)} RSS per warm tool`, met: r.memory.perWarmToolBytes < 2 * 1024 ** 2, why: () => warmToolMemoryReason(r) },
     ...(r.codeMode === undefined
       ? []
-      : [{ name: "Code Mode: a nested call ≤ 2× ToolIsolate.invoke", figure: `${us(r.codeMode.nestedP50)} vs ${us(r.codeMode.invokeP50)} (${ratio(r.codeMode.nestedP50, r.codeMode.invokeP50)})`, met: r.codeMode.nestedP50 <= 2 * r.codeMode.invokeP50 }]),
+      : [{ name: "Code Mode: a nested call ≤ 2× ToolIsolate.invoke", figure: `${us(r.codeMode.nestedP50)} vs ${us(r.codeMode.invokeP50)} (${ratio(r.codeMode.nestedP50, r.codeMode.invokeP50)})`, met: r.codeMode.nestedP50 <= 2 * r.codeMode.invokeP50, why: () => codeModeReason(r) }]),
   ];
 }
 
