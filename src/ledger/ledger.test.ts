@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { CorralError } from "../errors.js";
 import { InvalidCallRecordError, LedgerClosedError } from "./errors.js";
-import { Ledger } from "./ledger.js";
+import { Ledger, recordOwnCall } from "./ledger.js";
 import { MemoryLedgerStore } from "./memory-store.js";
 import { MAX_MESSAGE_CHARS, type LedgerEvent } from "./types.js";
 import { MINUTE_MS, T0, makeCall, manualClock } from "./testing/fixtures.js";
@@ -50,6 +50,22 @@ describe("Ledger", { timeout: 60_000 }, () => {
     await assert.rejects(ledger.record({ ...makeCall(), extra: 1 } as never), code("invalid_call_record"));
     await assert.rejects(ledger.record(makeCall({ wallMs: -1 })), code("invalid_call_record"));
     assert.equal((await ledger.sourceReport("agent:alpha"))?.totals.calls, 1, "refused records count nothing");
+  });
+
+  it("records the host's own call (recordOwnCall) as record would, stamped by its clock, its message capped, counted once", async () => {
+    const clock = manualClock(T0 + 456);
+    const ledger = new Ledger({ store: false, now: clock.now, policy: { strikes: 2 } });
+    const { at: _dropped, ...own } = makeCall({ outcome: "timeout", message: "y".repeat(5_000) });
+    const first = await recordOwnCall(ledger, own, false);
+    assert.equal(first.strike, true);
+    const second = await recordOwnCall(ledger, { ...own, callId: "call-2" }, true);
+    assert.equal(second.quarantined?.source, "agent:alpha", "its strikes count toward the policy as any record's");
+    const report = await ledger.sourceReport("agent:alpha");
+    assert.equal(report?.totals.calls, 2);
+    assert.equal(report?.totals.lastCallAt, T0 + 456);
+    assert.equal(report?.strikes[0]?.message.length, MAX_MESSAGE_CHARS);
+    await ledger.close();
+    await assert.rejects(recordOwnCall(ledger, own, false), LedgerClosedError, "a closed ledger rejects; it does not throw");
   });
 
   it("refuses malformed source ids and operator requests", async () => {
