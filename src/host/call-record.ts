@@ -43,6 +43,8 @@ export async function finish(deps: CallDeps, result: ToolResult, entry: CatalogE
 
 /** Queues the call's record at once (so records keep call order); settles once it has committed, never rejects. */
 function record(deps: CallDeps, result: ToolResult, entry: CatalogEntry, outcome: OutcomeKind, writeBehind: boolean, caller: Caller | undefined, via: string | undefined): Promise<void> {
+  // Only the id is kept for the log line: the record may wait for a later commit, and it should not keep the result alive meanwhile.
+  const callId = result.callId;
   // A closed ledger rejects; it never throws here.
   return recordOwnCall(
     deps.ledger,
@@ -50,7 +52,7 @@ function record(deps: CallDeps, result: ToolResult, entry: CatalogEntry, outcome
       source: entry.source,
       tool: entry.manifest.name,
       version: entry.version,
-      callId: result.callId,
+      callId,
       outcome,
       wallMs: result.metrics.wallMs,
       cpuMs: result.metrics.cpuMs,
@@ -63,6 +65,6 @@ function record(deps: CallDeps, result: ToolResult, entry: CatalogEntry, outcome
   ).then(
     (applied) => deps.quarantine.learn(applied.state),
     // The ledger must not turn a finished call into a throw; say so loudly.
-    (error: unknown) => deps.logger.error({ err: error, callId: result.callId }, "the ledger could not record a call"),
+    (error: unknown) => deps.logger.error({ err: error, callId }, "the ledger could not record a call"),
   );
 }
