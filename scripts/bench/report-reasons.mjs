@@ -18,6 +18,7 @@ export function warmP50Reason(r) {
   ];
   if (w.ipcFloor !== undefined) parts.push(`Above the raw IPC round trip (${us(w.ipcFloor.p50)}) the naive pool spends ${us(w.naive.p50 - w.ipcFloor.p50)} a call, an applySync and tinypool's bookkeeping.`);
   if (workerExtra > 0) parts.push(`corral's worker alone is already ${us(workerExtra)} slower than the whole naive pool, before the host does anything: the target would need every check of the worker's and the host's for free.`);
+  else parts.push(`corral's worker alone is within ${us(-workerExtra)} of the whole naive pool, so the target leaves the host's whole path that much a call, where its CPU alone is ${cpu(w.corral.hostCpuUs - w.naive.hostCpuUs)} a call above the naive pool's host side.`);
   return parts.join(" ");
 }
 
