@@ -67,6 +67,6 @@ export function warmToolMemoryReason(r) {
 
 export function codeModeReason(r) {
   const c = r.codeMode;
-  const journal = c.journalPair !== undefined ? ` and writes two journal lines with writeSync (${us(c.journalPair)} the pair, measured alone), so that the call's record, and which call was running should the worker die, outlive the worker` : "";
-  return `A lane call inside the worker takes ${us(c.inWorkerP50)} from the script's request to its answer, ${ratio(c.inWorkerP50, c.invokeP50)} ToolIsolate.invoke (${us(c.invokeP50)}): it enters the tool's isolate from inside the script's entry${journal}. The script's own side (its promise, the request and the answer crossing isolates) adds ${us(c.nestedP50 - c.inWorkerP50)}.`;
+  const journal = c.journalPair !== undefined ? ` (${us(c.journalPair)} the pair measured alone in a loop; several times that between isolate entries, ARCHITECTURE: Code Mode, Cost)` : "";
+  return `The tool's own call on the lane, timed by the worker between the call's two journal lines, takes ${us(c.inWorkerP50)}, ${ratio(c.inWorkerP50, c.invokeP50)} ToolIsolate.invoke (${us(c.invokeP50)}): the tool's isolate entered from inside the script's entry. The other ${us(c.nestedP50 - c.inWorkerP50)} of a nested call are the two journal lines written with writeSync${journal}, so that the call's record, and which call was running should the worker die, outlive the worker; the request's parse and the answer's JSON; and the script's own side (its promise, the request and the answer crossing isolates).`;
 }

@@ -193,7 +193,7 @@ export function codeModeRows(r) {
     [`nested call (fast lane), p50 of ${c.block}-call blocks by the script's clock`, us(c.nestedP50), ratio(c.nestedP50, c.invokeP50), ratio(c.nestedP50, c.hostCallP50)],
     [`whole script ÷ ${int(c.calls)} nested calls, from host.call`, us(c.scriptPerCallMs), ratio(c.scriptPerCallMs, c.invokeP50), ratio(c.scriptPerCallMs, c.hostCallP50)],
     ["the same lane in-process (WorkerCore + FastLane, its journal, no IPC), per call", us(c.inProcessLane), ratio(c.inProcessLane, c.invokeP50), ratio(c.inProcessLane, c.hostCallP50)],
-    ["a lane call inside the worker (request to answer), p50", us(c.inWorkerP50), ratio(c.inWorkerP50, c.invokeP50), ratio(c.inWorkerP50, c.hostCallP50)],
+    ["the tool's call on the lane, timed by the worker between its two journal lines, p50", us(c.inWorkerP50), ratio(c.inWorkerP50, c.invokeP50), ratio(c.inWorkerP50, c.hostCallP50)],
     ["ToolIsolate.invoke in-process, p50", us(c.invokeP50), "1.00×", ratio(c.invokeP50, c.hostCallP50)],
     ["host.call, p50", us(c.hostCallP50), ratio(c.hostCallP50, c.invokeP50), "1.00×"],
   ];
