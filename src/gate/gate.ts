@@ -47,6 +47,15 @@ export const defaultGate = (call: GateCall): GateDecision =>
         reason: `"${call.tool}" declares effects (${call.effects === null ? "undeclared: treated as all" : call.effects.join(", ")}) that need the embedding program's approval; configure beforeToolCall or the effect policy`,
       };
 
+/**
+ * The gate's verdict. corral's own default gate is answered in place (its
+ * answer needs no check and no wait, so a warm call awaits nothing here);
+ * any other gate is awaited and its answer checked (askGate).
+ */
+export function judgeGate(gate: BeforeToolCall, call: GateCall, context: GateContext): GateDecision | Promise<GateDecision> {
+  return gate === defaultGate ? defaultGate(call) : askGate(gate, call, context);
+}
+
 export async function askGate(gate: BeforeToolCall, call: GateCall, context: GateContext): Promise<GateDecision> {
   try {
     const parsed = GateDecision.safeParse(await gate(call, context));

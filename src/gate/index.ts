@@ -3,4 +3,4 @@
  * Effect policy and the gate: whether a call may run.
  */
 export { EffectPolicy, EffectDecision, EFFECT_POLICY_DEFAULTS, resolveEffectPolicy, decideEffects, effectsToJudge, type ResolvedEffectPolicy } from "./effect-policy.js";
-export { GateDecision, askGate, defaultGate, type BeforeToolCall, type GateCall, type GateContext } from "./gate.js";
+export { GateDecision, askGate, defaultGate, judgeGate, type BeforeToolCall, type GateCall, type GateContext } from "./gate.js";

@@ -4,9 +4,9 @@
  * the effect policy, the gate. Each refusal is a ToolFailure with its
  * outcome kind. A warm call of a known source under the default gate waits
  * on nothing here (the answer is not a promise): the quarantine view knows
- * the source, and the default gate is decided in place.
+ * the source, and the default gate is answered in place (judgeGate).
  */
-import { askGate, decideEffects, defaultGate, type EffectDecision, type GateCall, type GateDecision } from "../gate/index.js";
+import { decideEffects, judgeGate, type EffectDecision, type GateCall, type GateDecision } from "../gate/index.js";
 import type { CatalogEntry } from "../registry/index.js";
 import { checkSourceId } from "../registry/source.js";
 import type { SourceState } from "../ledger/index.js";
@@ -16,8 +16,6 @@ import { failure, type CallInfo } from "./channels.js";
 import type { CallDeps } from "./call-path.js";
 
 type Refusal = ToolResult | undefined;
-
-const ALLOW: GateDecision = { action: "allow" };
 
 /** The failure that refuses the call, or undefined when it may run; a promise only when the ledger or a user gate must be asked. */
 export function refusalOf(deps: CallDeps, entry: CatalogEntry, info: CallInfo, inputJson: string, signal: AbortSignal | undefined, span: CallSpan): Refusal | Promise<Refusal> {
@@ -39,12 +37,12 @@ function afterQuarantine(deps: CallDeps, entry: CatalogEntry, info: CallInfo, in
   if (decision === "deny") {
     return failure(info, "blocked", `"${entry.manifest.name}" declares effects the host's policy denies for ${entry.source}; it cannot run here`);
   }
-  // The default gate is corral's own: its answer needs no check and no wait (and allows what the policy allows).
-  if (deps.gate === defaultGate) return afterGate(info, signal, decision === "allow" ? ALLOW : defaultGate(gateCall(info, entry, inputJson, decision)));
   const gateStarted = performance.now();
-  return askGate(deps.gate, gateCall(info, entry, inputJson, decision), { signal }).then((verdict) => {
+  const verdict = judgeGate(deps.gate, gateCall(info, entry, inputJson, decision), { signal });
+  if (!(verdict instanceof Promise)) return afterGate(info, signal, verdict);
+  return verdict.then((answered) => {
     span.gateWaitMs = performance.now() - gateStarted;
-    return afterGate(info, signal, verdict);
+    return afterGate(info, signal, answered);
   });
 }
 

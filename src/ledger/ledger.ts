@@ -25,7 +25,7 @@ import { byTrouble, toSourceRow } from "./report.js";
 import { MAX_SCRIPT_REPORT_ROWS, SCRIPT_REPORT_ROWS, toScriptToolRows, type ScriptCallersReport, type ScriptToolsReport } from "./script-calls.js";
 import type { Applied, LedgerStore } from "./store.js";
 import { afterCall, expire, isExpired, quarantineByHand, releaseByHand } from "./transitions.js";
-import { CallInput, EpochMs, LoadInput, MAX_MESSAGE_CHARS, isStrike, type CallRecord, type LedgerEvent, type QuarantinedState, type SourceReport, type SourceRow, type SourceState } from "./types.js";
+import { CallInput, EpochMs, LoadInput, capMessage, isStrike, type CallRecord, type LedgerEvent, type QuarantinedState, type SourceReport, type SourceRow, type SourceState } from "./types.js";
 
 export type RecordResult = {
   /** Whether this call was a strike against its source. */
@@ -130,8 +130,7 @@ export class Ledger {
     recordOwn = (ledger, call, writeBehind) => {
       ledger.#assertAlive();
       const now = ledger.#now();
-      const message = call.message !== undefined && call.message.length > MAX_MESSAGE_CHARS ? call.message.slice(0, MAX_MESSAGE_CHARS) : call.message;
-      return ledger.#record({ ...call, ...(message !== undefined ? { message } : {}), at: now }, now, writeBehind);
+      return ledger.#record({ ...call, ...(call.message !== undefined ? { message: capMessage(call.message) } : {}), at: now }, now, writeBehind);
     };
   }
 

@@ -14,6 +14,9 @@ import { SOURCE_PATTERN } from "../registry/source.js";
 /** A tool's text reaches the ledger through error messages; cap what it can make us keep. */
 export const MAX_MESSAGE_CHARS = 1_000;
 
+/** A record's message as the ledger keeps it (checked records and the host's own alike). */
+export const capMessage = (text: string): string => (text.length > MAX_MESSAGE_CHARS ? text.slice(0, MAX_MESSAGE_CHARS) : text);
+
 /** Times are milliseconds since the epoch, from the ledger's clock. */
 export const EpochMs = z.number().int().nonnegative();
 export const SourceId = z.string().regex(SOURCE_PATTERN, "a source id is plugin:<path>, agent:<id>, host:<name> or code:<caller id>");
@@ -39,7 +42,7 @@ export const CallRecord = z.strictObject({
   wallMs: z.number().nonnegative().finite(),
   cpuMs: z.number().nonnegative().finite(),
   heapBytes: z.number().int().nonnegative(),
-  message: z.string().transform((text) => text.slice(0, MAX_MESSAGE_CHARS)).optional(),
+  message: z.string().transform(capMessage).optional(),
   /** Who the call was made for (a conversation, an MCP session): absent for the embedding program's own calls. */
   caller: CallerId.optional(),
   /** A Code Mode script's tool call: the script's source (`code:<caller id>`); absent for every other call. */

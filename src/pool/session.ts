@@ -36,6 +36,9 @@ import { TaskWire } from "./task-wire.js";
 
 export type { FastCulprit, PoolFailureKind, PoolOutcome, StopReason } from "./death-outcome.js";
 
+/** The clock every decider of a session reads its deadlines on (the WakeTimer arms by the same). */
+const now = (): number => performance.now();
+
 export type { CapabilityHandler, CapabilityHooks } from "./capability-channel.js";
 export type { PendingTask, SessionHooks, SessionOptions } from "./session-types.js";
 
@@ -76,7 +79,7 @@ export class WorkerSession {
     this.#options = options;
     this.#hooks = hooks;
     this.#schedule = new WorkerSchedule(
-      { watchdogGraceMs: options.watchdogGraceMs, loadTimeoutMs: options.loadTimeoutMs, now: () => performance.now() },
+      { watchdogGraceMs: options.watchdogGraceMs, loadTimeoutMs: options.loadTimeoutMs, now },
       {
         answered: (head, reply) => {
           this.#lanes.close(head.id);
@@ -91,7 +94,7 @@ export class WorkerSession {
     this.#nested = new NestedCalls({
       loadTimeoutMs: options.loadTimeoutMs,
       watchdogGraceMs: options.watchdogGraceMs,
-      now: () => performance.now(),
+      now,
       send: (id, task) => {
         const message: NestedMessage = { corral: 1, nested: { id, task: this.#wire.onTheWire({ id, task }).task as CallTask } };
         if (!this.#ended) this.#send?.(message);
@@ -209,7 +212,7 @@ export class WorkerSession {
       this.#memory = new MemoryWatch({
         pid: message.pid,
         slackMb: this.#options.workerMemorySlackMb,
-        now: () => performance.now(),
+        now,
         // Which lane call runs, if one does, is known before the memory is read.
         beforeSample: () => this.#lanes.read(),
         // A task past its allowance: the worker is stopped, charged to that task.

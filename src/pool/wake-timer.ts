@@ -1,8 +1,8 @@
 /**
  * @module src/pool/wake-timer
  * A session's one timer: it wakes the session at the earliest time its
- * deciders name (worker-schedule.ts and nested-calls.ts, `wakeAt`) or
- * before, and the session asks each what is due. It is moved only when that time comes earlier: a
+ * deciders name (worker-schedule.ts, nested-calls.ts and memory-watch.ts,
+ * `wakeAt`) or before, and the session asks each what is due. It is moved only when that time comes earlier: a
  * call's deadline is later than the one before it, so on the warm path
  * (one call after another, or a pipeline of quick ones) it is armed about
  * once per limit + grace instead of once per call. With nothing due it is
@@ -23,10 +23,9 @@ export class WakeTimer {
     };
   }
 
-  /** Wakes the owner at the earliest of `times` (performance.now()'s clock) or before; undefined ones are nothing due. */
-  set(...times: (number | undefined)[]): void {
-    let atMs: number | undefined;
-    for (const time of times) if (time !== undefined && (atMs === undefined || time < atMs)) atMs = time;
+  /** Wakes the owner at the earliest of the times given (performance.now()'s clock) or before; undefined ones are nothing due. */
+  set(a?: number, b?: number, c?: number): void {
+    const atMs = earliest(earliest(a, b), c);
     if (atMs === undefined) {
       this.#timer?.unref();
       return;
@@ -44,4 +43,8 @@ export class WakeTimer {
     clearTimeout(this.#timer);
     this.#timer = undefined;
   }
+}
+
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined || a <= b ? a : b;
 }
