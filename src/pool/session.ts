@@ -36,9 +36,6 @@ import { TaskWire } from "./task-wire.js";
 
 export type { FastCulprit, PoolFailureKind, PoolOutcome, StopReason } from "./death-outcome.js";
 
-/** The clock every decider of a session reads its deadlines on (the WakeTimer arms by the same). */
-const now = (): number => performance.now();
-
 export type { CapabilityHandler, CapabilityHooks } from "./capability-channel.js";
 export type { PendingTask, SessionHooks, SessionOptions } from "./session-types.js";
 
@@ -79,7 +76,7 @@ export class WorkerSession {
     this.#options = options;
     this.#hooks = hooks;
     this.#schedule = new WorkerSchedule(
-      { watchdogGraceMs: options.watchdogGraceMs, loadTimeoutMs: options.loadTimeoutMs, now },
+      { watchdogGraceMs: options.watchdogGraceMs, loadTimeoutMs: options.loadTimeoutMs, now: () => performance.now() },
       {
         answered: (head, reply) => {
           this.#lanes.close(head.id);
@@ -94,7 +91,7 @@ export class WorkerSession {
     this.#nested = new NestedCalls({
       loadTimeoutMs: options.loadTimeoutMs,
       watchdogGraceMs: options.watchdogGraceMs,
-      now,
+      now: () => performance.now(),
       send: (id, task) => {
         const message: NestedMessage = { corral: 1, nested: { id, task: this.#wire.onTheWire({ id, task }).task as CallTask } };
         if (!this.#ended) this.#send?.(message);
@@ -212,7 +209,7 @@ export class WorkerSession {
       this.#memory = new MemoryWatch({
         pid: message.pid,
         slackMb: this.#options.workerMemorySlackMb,
-        now,
+        now: () => performance.now(),
         // Which lane call runs, if one does, is known before the memory is read.
         beforeSample: () => this.#lanes.read(),
         // A task past its allowance: the worker is stopped, charged to that task.
