@@ -63,6 +63,21 @@ describe("WakeTimer", () => {
     assert.equal(woke.length, 1, "it woke at 40 ms: the owner finds out what is due");
   });
 
+  it("wakes at once for a time already past, without a warning", async () => {
+    const { timer, woke, at } = timed();
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on("warning", onWarning);
+    try {
+      timer.set(at(-50));
+      await sleep(40);
+    } finally {
+      process.off("warning", onWarning);
+    }
+    assert.equal(woke.length, 1);
+    assert.deepEqual(warnings, [], "no TimeoutNegativeWarning (Node 24 writes it to stderr)");
+  });
+
   it("stays quiet once cleared", async () => {
     const { timer, woke, at } = timed();
     timer.set(at(20));

@@ -36,7 +36,8 @@ export class WakeTimer {
     }
     clearTimeout(this.#timer);
     this.#atMs = atMs;
-    this.#timer = setTimeout(this.#fire, Math.ceil(atMs - performance.now()));
+    // A time already past (a sample overdue while the event loop was busy) fires at the next turn: Node 24 warns on stderr for a negative delay.
+    this.#timer = setTimeout(this.#fire, Math.max(1, Math.ceil(atMs - performance.now())));
   }
 
   clear(): void {
