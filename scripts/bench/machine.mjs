@@ -30,7 +30,7 @@ function cpuModel() {
 
 /** The installed isolated-vm build, found the way the worker finds it. */
 function isolatedVm() {
-  for (const name of ["isolated-vm", "isolated-vm-node20"]) {
+  for (const name of ["isolated-vm", "isolated-vm-node22", "isolated-vm-node20"]) {
     const version = packageVersion(name);
     if (version !== undefined) return { name, version };
   }
