@@ -115,6 +115,10 @@ export {
   type AnthropicClientLike,
 } from "./loop/index.js";
 
+// The plugins that ship with corral: host.loadDirectory(bundledPluginsDir)
+// loads them wherever the package is installed.
+export { BUNDLED_PLUGINS_DIR as bundledPluginsDir } from "./cli/plugins-dir.js";
+
 // Errors of misuse
 export { CorralError, HostClosedError, ERROR_CODES, type CorralErrorCode } from "./errors.js";
 
@@ -128,6 +132,7 @@ export {
   type ToolContext,
   type ToolLimits,
   type ToolResultChannels,
+  type ToolRunResult,
   type Effect,
   type Exposure,
 } from "../sandbox/sdk/index.js";

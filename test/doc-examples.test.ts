@@ -15,6 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "n
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { skipBelowNode22 } from "./adapters/node-version.js";
+import { docExamples } from "./helpers/doc-examples.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const EXPORTS = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { exports: Record<string, string | { default: string }> }).exports;
@@ -28,13 +29,7 @@ function entryOf(specifier: string): string {
   return pathToFileURL(join(ROOT, typeof target === "string" ? target : target.default)).href;
 }
 
-function examples(document: string): { name: string; code: string; needsNode22: boolean }[] {
-  const text = readFileSync(join(ROOT, document), "utf8");
-  const found: { name: string; code: string; needsNode22: boolean }[] = [];
-  const pattern = /<!-- example: ([\w-]+)( needs-node-22)? -->\s*```ts\n([\s\S]*?)```/g;
-  for (const match of text.matchAll(pattern)) found.push({ name: match[1] as string, code: match[3] as string, needsNode22: match[2] !== undefined });
-  return found;
-}
+const examples = (document: string) => docExamples(join(ROOT, document));
 
 for (const [document, atLeast] of Object.entries(DOCUMENTS)) {
   describe(`${document} examples`, { timeout: 60_000 }, () => {
@@ -53,9 +48,8 @@ for (const [document, atLeast] of Object.entries(DOCUMENTS)) {
           symlinkSync(join(ROOT, "plugins"), join(dir, "plugins"), "dir");
           const run = spawnSync(process.execPath, [file], { cwd: dir, encoding: "utf8", timeout: 60_000 });
           assert.equal(run.status, 0, run.stderr);
-          const expected = [...example.code.matchAll(/\/\/ (.+)$/gm)].map((m) => (m[1] as string).trim());
-          assert.ok(expected.length > 0, "an example says what it prints");
-          for (const line of expected) assert.ok(run.stdout.includes(line), `expected output "${line}" in:\n${run.stdout}`);
+          assert.ok(example.expected.length > 0, "an example says what it prints");
+          for (const line of example.expected) assert.ok(run.stdout.includes(line), `expected output "${line}" in:\n${run.stdout}`);
         } finally {
           rmSync(dir, { recursive: true, force: true });
         }

@@ -93,8 +93,17 @@ export type ToolDefinition<I extends z.ZodObject = z.ZodObject, O = unknown> = {
   /** @default "direct" */
   exposure?: Exposure;
   limits?: ToolLimits;
-  run(input: z.infer<I>, ctx: ToolContext): unknown;
+  /** With an `output` schema, what it returns is checked against it when compiled (and again when it runs). */
+  run(input: z.infer<I>, ctx: ToolContext): ToolRunResult<NoInfer<O>>;
 };
+
+/**
+ * What `run` may return: anything without an output schema; with one, the
+ * schema's type or a `toolResult()` whose `structured` has it, maybe in a
+ * promise. `O` is inferred from `output` alone (NoInfer above): a wrong
+ * return is then an error at `run`, not a wider `O`.
+ */
+export type ToolRunResult<O> = unknown extends O ? unknown : O | ToolResultValue<O> | Promise<O | ToolResultValue<O>>;
 
 declare const TOOL_BRAND: unique symbol;
 export type Tool<I extends z.ZodObject = z.ZodObject, O = unknown> = Readonly<ToolDefinition<I, O>> & {
