@@ -51,7 +51,8 @@ describe("the packed package in a fresh project", { timeout: 600_000 }, () => {
     console.log(`packed: ${files.length} files, ${(packed / 1024).toFixed(0)} KiB packed`);
   });
 
-  it(`installs the isolated-vm line for Node ${NODE_MAJOR} (${EXPECTED_LINE}) and compiles nothing for it`, () => {
+  const compiles = NODE_MAJOR >= 22 ? "and compiles nothing for it" : "(compiled there: the checkout's build of it is used)";
+  it(`installs the isolated-vm line for Node ${NODE_MAJOR} (${EXPECTED_LINE}) ${compiles}`, () => {
     assert.equal(project.isolatedVmVersion, EXPECTED_LINE);
     const others = readdirSync(join(project.dir, "node_modules")).filter((name) => name.startsWith("isolated-vm") && name !== "isolated-vm");
     assert.deepEqual(others, [], "one line is installed, under its own name");
