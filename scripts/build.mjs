@@ -1,10 +1,11 @@
 // Builds corral: installs the shipped plugins' own dependencies where missing,
 // tsc emits dist/ with declarations, then esbuild bundles the guest runtime
-// (with zod and the SDK) into one script for the isolates.
+// (with zod and the SDK) into one script for the isolates, and corral.json's
+// JSON Schema is written from its zod schema.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { dirname, join } from "node:path";
 import * as esbuild from "esbuild";
 import { isolateScriptOptions } from "./isolate-script.mjs";
@@ -92,6 +93,11 @@ await esbuild.build({
   entryPoints: [join(root, "sandbox/guest/web/url-bundle.ts")],
   outfile: join(root, "dist/sandbox/guest/web-url.bundle.js"),
 });
+
+// corral.json's JSON Schema, made from the one zod schema (src/config/schema.ts), at the
+// package root so a config can say "$schema": "./node_modules/corral/corral.schema.json".
+const { configJsonSchema } = await import(pathToFileURL(join(root, "dist/src/config/schema.js")).href);
+writeFileSync(join(root, "corral.schema.json"), `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
 
 // The dashboard's page is plain files, shipped as they are (no build step on the user's side).
 cpSync(join(root, "src/dashboard/assets"), join(root, "dist/src/dashboard/assets"), { recursive: true });

@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   "not_a_ledger",
   "invalid_tool_name",
   "code_mode_off",
+  "invalid_config",
 ] as const;
 export type CorralErrorCode = (typeof ERROR_CODES)[number];
 

@@ -55,6 +55,13 @@ export const HOST_DEFAULTS = {
   /** @default ".corral/cache" */
   cacheDir: ".corral/cache" as string | false,
   /**
+   * The folder plugin source ids are relative to (`plugin:<path from here>`);
+   * the CLI passes the config's folder. Paths outside it are named absolute;
+   * corral's own plugins are `plugin:corral/<folder>` wherever they are.
+   * @default the working directory at each load
+   */
+  sourceRoot: undefined as string | undefined,
+  /**
    * What carries over between calls: `"scope"` (a warm isolate per scope:
    * calls of one scope may share it, calls of different scopes never do) or
    * `"call"` (a fresh isolate for every call); or a mode per source kind and
@@ -111,6 +118,7 @@ export const HostOptions = z.strictObject({
   watchdogGraceMs: z.number().int().min(0).optional(),
   workerMemorySlackMb: z.number().int().min(0).optional(),
   cacheDir: z.union([z.string().min(1), z.literal(false)]).optional(),
+  sourceRoot: z.string().min(1).optional(),
   isolation: IsolationOption.optional(),
   maxWarmIsolates: z.number().int().min(1).optional(),
   maxWarmHeapMb: z.number().int().min(8).optional(),

@@ -7,6 +7,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import type { Logger } from "pino";
+import type { ConfigHostOptions, LoadedConfig } from "../config/index.js";
 import { CorralError, createHost, Ledger, PostgresLedgerStore, type Host, type HostOptions } from "../index.js";
 import { POSTGRES_URL } from "../ledger/postgres-connection.js";
 
@@ -32,12 +33,19 @@ export class CliFailure extends Error {
 
 export type CliContext = {
   io: CliIo;
+  /** Aborted when stdout was closed under the command (EPIPE: `corral list | head -1`); long commands stop then. */
+  closed: AbortSignal;
   logger: Logger;
-  /** @default ".corral/cache" in the working directory, as the host's own default */
-  cacheDir: string;
+  /** The corral.json in force, checked; undefined with --no-config or when none was found. */
+  config: LoadedConfig | undefined;
+  /** createHost's options from the config ({} without one); each command adds its own and the flags'. */
+  hostOptions: ConfigHostOptions;
+  /** @default ".corral/cache" in the config's folder, else the working directory; false: no cache */
+  cacheDir: string | false;
   /**
-   * The SQLite file, or the postgres:// URL of a ledger several hosts share.
-   * @default ".corral/ledger.db" in the working directory, as the host's own default
+   * The SQLite file, the postgres:// URL of a ledger several hosts share, or
+   * ":memory:" (a config's `ledger.store: false`).
+   * @default ".corral/ledger.db" in the config's folder, else the working directory
    */
   ledgerFile: string;
   /**
@@ -64,7 +72,14 @@ export async function withCliHost<T>(
   /** More host options (the demo grants its plugins a network origin and turns Code Mode on). */
   extra: Partial<Pick<HostOptions, "effects" | "capabilities" | "codeMode">> = {},
 ): Promise<T> {
-  const host = createHost({ workers, cacheDir: context.cacheDir, logger: context.logger, ledger: { store: ledgerStore }, ...extra });
+  const host = createHost({
+    ...context.hostOptions,
+    workers,
+    cacheDir: context.cacheDir,
+    logger: context.logger,
+    ledger: { ...context.hostOptions.ledger, store: ledgerStore },
+    ...extra,
+  });
   try {
     return await fn(host);
   } finally {
@@ -80,6 +95,7 @@ export async function withCliHost<T>(
  */
 export async function withCliLedger<T>(context: CliContext, fn: (ledger: Ledger) => Promise<T>): Promise<T> {
   const file = context.ledgerFile;
+  if (file === ":memory:") throw new CliFailure(`the config ${context.config?.file ?? ""} keeps the ledger in memory (ledger.store: false); there is nothing to read: pass the ledger a host records in with --ledger <file|url>`);
   if (POSTGRES_URL.test(file)) return withLedger(() => new Ledger({ store: new PostgresLedgerStore({ url: file, createSchema: false }) }), fn);
   if (!existsSync(file)) {
     throw new CliFailure(`there is no ledger at ${file}; a host creates it when it starts, or pass the one it uses with --ledger <file>`);

@@ -17,18 +17,19 @@
  */
 import { Command, CommanderError, Option } from "commander";
 import { CorralError } from "../index.js";
-import { checkCommand, demoCommand, listCommand, MCP_TOKEN_ENV, runCommand, type RunOptions } from "./commands/index.js";
+import { checkCommand, demoCommand, initCommand, listCommand, MCP_DEFAULT_WORKERS, MCP_TOKEN_ENV, mcpOptionsOf, runCommand, type McpFlags, type RunOptions } from "./commands/index.js";
 import { CliFailure, EXIT, PROCESS_IO, UsageError, type CliContext, type CliIo, type ExitCode } from "./context.js";
 import { addLedgerCommands, type Perform } from "./ledger-commands.js";
-import { createCliLogger } from "./logger.js";
+import { outputClosedSignal } from "./closed-output.js";
+import { buildContext, type GlobalOptions } from "./context-for.js";
 import { packageVersion } from "./plugins-dir.js";
 import { DEFAULT_CACHE_DIR, DEFAULT_LEDGER_FILE, parseCount, parseJsonInput, parseNonEmpty, parsePositive } from "./option-parsers.js";
 
-type GlobalOptions = { verbose?: boolean; cacheDir: string; ledger: string };
-
 export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<number> {
   let exitCode: ExitCode = EXIT.ok;
-  const program = buildProgram(io, (code) => {
+  // Only the process's own streams can be closed under it; a test's plain objects cannot.
+  const closed = io === PROCESS_IO ? outputClosedSignal() : new AbortController().signal;
+  const program = buildProgram(io, closed, (code) => {
     exitCode = code;
   });
   try {
@@ -54,7 +55,7 @@ function exitCodeOf(error: unknown, io: CliIo): ExitCode {
   return EXIT.failed;
 }
 
-function buildProgram(io: CliIo, setExitCode: (code: ExitCode) => void): Command {
+function buildProgram(io: CliIo, closed: AbortSignal, setExitCode: (code: ExitCode) => void): Command {
   const program = new Command("corral");
   // Set before any .command(): subcommands copy these settings when created.
   program
@@ -70,12 +71,16 @@ function buildProgram(io: CliIo, setExitCode: (code: ExitCode) => void): Command
     .version(packageVersion(), "-V, --version", "print corral's version")
     .helpOption("-h, --help", "show help")
     .option("--verbose", "log what the host does (pino) to stderr")
-    .option("--cache-dir <dir>", "where compiled bundles and their checked manifests are cached", DEFAULT_CACHE_DIR)
-    .option("--ledger <file|url>", "the ledger hosts record calls in, and audit, quarantine and release read: a SQLite file, or a postgres:// URL several hosts share", parseNonEmpty("a file path or a postgres:// URL"), DEFAULT_LEDGER_FILE)
+    .option("--config <file>", "the corral.json to use (default: the nearest one in the working folder or a folder above it)", parseNonEmpty("a file"))
+    .option("--no-config", "use no corral.json, even if one is found")
+    .option("--cache-dir <dir>", `where compiled bundles and their checked manifests are cached (default: the config's cacheDir, else ${DEFAULT_CACHE_DIR} beside the config or in the working folder)`)
+    .option("--ledger <file|url>", `the ledger hosts record calls in, and audit, quarantine and release read: a SQLite file, or a postgres:// URL several hosts share (default: the config's ledger.store, else ${DEFAULT_LEDGER_FILE} beside the config or in the working folder)`, parseNonEmpty("a file path or a postgres:// URL"))
     .addHelpText(
       "after",
       `
-Exit codes: 0 ok, 1 a tool or a load failed (or no ledger, an unknown source), 2 usage error.
+Exit codes: 0 ok, 1 a tool or a load failed (or no ledger, an unknown source), 2 usage error or a bad corral.json.
+Config: corral.json (JSON with comments) in the working folder or a folder above it, or --config;
+flags override it. \`corral init\` writes one. Every key: docs/config.md.
 Logs: --verbose, or CORRAL_LOG=<level> (fatal, error, warn, info, debug, trace).
 
 Examples:
@@ -91,7 +96,7 @@ Examples:
   // The command object is commander's last argument to every action; the
   // context is built from it so that global options given after the command count.
   const perform: Perform = async (command, fn) => {
-    setExitCode(await fn(contextFor(command, io)));
+    setExitCode(await fn(buildContext(command.optsWithGlobals<GlobalOptions>(), io, closed)));
   };
 
   program
@@ -116,19 +121,28 @@ With --json, prints the ToolResult (or the failed LoadResult) on stdout.`,
   program
     .command("check")
     .description("compile and load tools without calling them; print their manifests or diagnostics")
-    .argument("<file|dir>", "a tool file, a plugin folder, or a folder of plugins")
-    .option("--json", "print the LoadResult (an array of them for a folder of plugins) as JSON")
-    .action(async (target: string, options: { json?: boolean }, command: Command) =>
+    .argument("[file|dir]", "a tool file, a plugin folder, or a folder of plugins (default: corral.json's tools)")
+    .option("--json", "print the LoadResult (an array of them for a folder of plugins or the config's tools) as JSON")
+    .action(async (target: string | undefined, options: { json?: boolean }, command: Command) =>
       perform(command, (context) => checkCommand(target, { json: options.json === true }, context)),
     );
 
   program
     .command("list")
-    .description("list the tools of the bundled plugins, or of a folder of plugins")
-    .argument("[dir]", "a folder of plugins (default: the bundled plugins)")
+    .description("list the tools of a folder of plugins, of corral.json's tools, or of the bundled plugins")
+    .argument("[dir]", "a folder of plugins (default: corral.json's tools, else the bundled plugins)")
     .option("--json", "print { tools, failures } as JSON")
     .action(async (dir: string | undefined, options: { json?: boolean }, command: Command) =>
       perform(command, (context) => listCommand(dir, { json: options.json === true }, context)),
+    );
+
+  program
+    .command("init")
+    .description("start a project: write a commented corral.json and a sample tool, print the MCP client snippets")
+    .argument("[dir]", "the project folder (default: the working folder)")
+    // init reads no config: a broken corral.json above must not stop it from writing a new one.
+    .action(async (dir: string | undefined, _options: unknown, command: Command) =>
+      setExitCode(await initCommand(dir, buildContext({ ...command.optsWithGlobals<GlobalOptions>(), config: false }, io, closed))),
     );
 
   program
@@ -139,13 +153,14 @@ With --json, prints the ToolResult (or the failed LoadResult) on stdout.`,
   program
     .command("mcp")
     .description("serve tools to MCP clients (desktop and IDE agents) over stdio, or Streamable HTTP with --http")
-    .argument("[paths...]", "tool files, plugin folders or folders of plugins (default: the bundled plugins)")
-    .option("--http", "serve Streamable HTTP at /mcp instead of stdio")
+    .argument("[paths...]", "tool files, plugin folders or folders of plugins (default: corral.json's tools, else the bundled plugins)")
+    .addOption(new Option("--http", "serve Streamable HTTP at /mcp instead of stdio (corral.json: mcp.transport)").conflicts("stdio"))
+    .option("--stdio", "serve stdio even if corral.json says mcp.transport: \"http\"")
     .option("--port <n>", "the HTTP port (default: any free one, printed)", parseCount)
     .option("--host <address>", "the HTTP address to bind (default 127.0.0.1; anything else exposes the tools to the network)", parseNonEmpty("an address"))
     .option("--token <token>", `the bearer token HTTP clients must send (default: $${MCP_TOKEN_ENV}, else a random one, printed)`, parseNonEmpty("a token"))
     .option("--allowed-host <name>", "a name clients reach the server by (its DNS name, a proxy's), as name or name:port; repeat for more", (name: string, previous: string[] = []) => [...previous, name])
-    .option("--workers <n>", "sandbox worker processes (default 2)", parsePositive("workers"))
+    .option("--workers <n>", `sandbox worker processes (default: corral.json's workers, else ${MCP_DEFAULT_WORKERS})`, parsePositive("workers"))
     .addHelpText(
       "after",
       `
@@ -154,19 +169,11 @@ Over HTTP, requests need "Authorization: Bearer <token>" and a Host (and Origin,
 naming this server: the address the client connected to, localhost from this machine, or
 a name given with --allowed-host (DNS rebinding protection).`,
     )
-    .action(async (paths: string[], options: { http?: boolean; port?: number; host?: string; token?: string; allowedHost?: string[]; workers?: number }, command: Command) =>
+    .action(async (paths: string[], flags: McpFlags, command: Command) =>
       perform(command, async (context) => {
-        const token = options.token ?? (process.env[MCP_TOKEN_ENV] || undefined);
         // Loaded here: the MCP SDK would slow every other command's start.
         const { mcpCommand } = await import("./commands/mcp.js");
-        return mcpCommand(paths, {
-          http: options.http === true,
-          workers: Math.floor(options.workers ?? 2),
-          ...(options.port !== undefined ? { port: options.port } : {}),
-          ...(options.host !== undefined ? { host: options.host } : {}),
-          ...(options.allowedHost !== undefined ? { allowedHosts: options.allowedHost } : {}),
-          ...(token !== undefined ? { token } : {}),
-        }, context);
+        return mcpCommand(paths, mcpOptionsOf(flags, context), context);
       }),
     );
 
@@ -183,15 +190,4 @@ function toRunOptions(options: RunCliOptions): RunOptions {
   if (options.timeout !== undefined) run.timeoutMs = options.timeout;
   if (options.memory !== undefined) run.memoryMb = options.memory;
   return run;
-}
-
-function contextFor(command: Command, io: CliIo): CliContext {
-  const globals = command.optsWithGlobals<GlobalOptions>();
-  return {
-    io,
-    logger: createCliLogger({ verbose: globals.verbose === true, envLevel: process.env.CORRAL_LOG }),
-    cacheDir: globals.cacheDir,
-    ledgerFile: globals.ledger,
-    progress: (step) => void io.stderr.write(`corral: ${step} …\n`),
-  };
 }

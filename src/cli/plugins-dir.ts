@@ -11,9 +11,10 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TOOL_NAME_PATTERN } from "../registry/index.js";
+import { BUNDLED_PLUGINS_DIR } from "../registry/bundled-plugins.js";
 
+export { BUNDLED_PLUGINS_DIR };
 export const PACKAGE_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-export const BUNDLED_PLUGINS_DIR = join(PACKAGE_ROOT, "plugins");
 
 const PLUGIN_FILE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
 

@@ -9,7 +9,7 @@
  * open-calls.ts.
  */
 import { readdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import pino, { type Logger } from "pino";
 import type { CallLimits } from "../../sandbox/shared/task-parts.js";
 import { createToolTool, toolSearchTool, BUILTIN_SOURCE } from "../builtins/index.js";
@@ -107,6 +107,7 @@ class CorralHost implements Host {
       catalog: this.#catalog,
       manifests: new ManifestCache({ dir: options.cacheDir, describeLimits: loadLimits, logger: this.#logger }),
       loadLimits,
+      sourceRoot: options.sourceRoot === undefined ? undefined : resolve(options.sourceRoot),
     });
     this.#callDeps = {
       catalog: this.#catalog,

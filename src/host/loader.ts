@@ -21,6 +21,8 @@ export type LoaderDeps = {
   /** Checked manifests of bundles seen before; its describe limits are `loadLimits`. */
   manifests: ManifestCache;
   loadLimits: CallLimits;
+  /** What `plugin:<path>` ids are relative to; undefined: the working directory at each load. */
+  sourceRoot: string | undefined;
 };
 
 type Described = { ok: true; manifests: Manifest[]; origin: ManifestOrigin } | { ok: false; kind: LoadFailureKind; message: string };
@@ -36,7 +38,7 @@ export class Loader {
 
   /** The source id a request will load under (checked). */
   sourceOf(request: LoadRequest): string {
-    const source = "code" in request ? request.source : (request.source ?? pluginSourceId(request.path));
+    const source = "code" in request ? request.source : (request.source ?? pluginSourceId(request.path, this.#deps.sourceRoot));
     checkSourceId(source);
     return source;
   }

@@ -9,3 +9,4 @@ export { Caller, createCaller, CallerOptions, CALLER_ORIGINS, CALLER_ID_PATTERN,
 export { checkManifests, checkManifestList, Manifest, TOOL_NAME_PATTERN, MAX_DESCRIPTION_CHARS } from "./manifest.js";
 export { ManifestCache, guestRuntimeId, type ManifestCacheOptions, type ManifestOrigin } from "./manifest-cache.js";
 export { trimSchema } from "./json-schema.js";
+export { BUNDLED_PLUGINS_DIR, BUNDLED_SOURCE_PREFIX } from "./bundled-plugins.js";

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { CorralError } from "../errors.js";
+import { BUNDLED_PLUGINS_REAL_DIR, BUNDLED_SOURCE_PREFIX, realOrSame } from "./bundled-plugins.js";
 
 /** A kind, a colon, then 1-1024 characters with no control characters (a plugin path may hold spaces). */
 export const SOURCE_PATTERN = /^(plugin|agent|host|code):[^\u0000-\u001f\u007f]{1,1024}$/;
@@ -24,12 +25,32 @@ export function checkSourceId(source: unknown): SourceKind {
   return source.slice(0, source.indexOf(":")) as SourceKind;
 }
 
-/** `plugin:` plus the path relative to the working directory, with / separators. */
-export function pluginSourceId(path: string): string {
-  const absolute = resolve(path);
-  const rel = relative(process.cwd(), absolute);
-  const shown = rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? absolute : rel;
+/**
+ * The id a plugin path loads under, with / separators:
+ *
+ * ```
+ * inside corral's own plugins/ folder ─▶ plugin:corral/<path inside it>
+ * inside `root` ──────────────────────▶ plugin:<path relative to root>
+ * elsewhere ──────────────────────────▶ plugin:<absolute path>
+ * ```
+ *
+ * `root` is the host's `sourceRoot` (the config's folder for the CLI), else
+ * the working directory at the load. Both sides are compared by real path,
+ * so a symlinked checkout or package gives the same ids.
+ */
+export function pluginSourceId(path: string, root: string = process.cwd()): string {
+  const absolute = realOrSame(resolve(path));
+  const bundled = inside(BUNDLED_PLUGINS_REAL_DIR, absolute);
+  if (bundled !== undefined) return `plugin:${BUNDLED_SOURCE_PREFIX}${bundled === "" ? "" : `/${bundled.split(sep).join("/")}`}`;
+  const rel = inside(realOrSame(resolve(root)), absolute);
+  const shown = rel === undefined ? absolute : rel === "" ? "." : rel;
   return `plugin:${shown.split(sep).join("/")}`;
+}
+
+/** `path` relative to `dir` when it is inside it ("" for `dir` itself), else undefined. */
+function inside(dir: string, path: string): string | undefined {
+  const rel = relative(dir, path);
+  return rel.startsWith("..") || isAbsolute(rel) ? undefined : rel;
 }
 
 const ENTRY_CANDIDATES = ["index.ts", "index.mts", "index.js", "index.mjs"];

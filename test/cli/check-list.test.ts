@@ -107,7 +107,7 @@ describe("corral check and corral list", { timeout: 120_000 }, () => {
     const run = await corral("list", "--json");
     const listed = JSON.parse(run.stdout) as { tools: { source: string }[]; failures: unknown[] };
     // Bundled plugins are loaded from the package, not from the working directory.
-    for (const tool of listed.tools) assert.match(tool.source, /^plugin:\/.*\/plugins\//);
+    for (const tool of listed.tools) assert.match(tool.source, /^plugin:corral\/[a-z-]+$/);
     assert.equal(run.code, listed.failures.length === 0 ? 0 : 1);
   });
 });

@@ -1,23 +1,27 @@
 /**
  * @module src/cli/commands/check
- * `corral check <file|dir>`: compile and load without calling anything, and
+ * `corral check [file|dir]`: compile and load without calling anything, and
  * show what a reviewer must see before trusting a tool: its manifest, or why
  * it did not load. A folder without an entry of its own is a folder of
- * plugins, and each plugin in it is checked.
+ * plugins, and each plugin in it is checked. Without a target, the tools
+ * corral.json lists are checked.
  */
-import { existsSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import type { LoadResult } from "../../index.js";
-import { resolvePluginPath } from "../../registry/source.js";
 import { EXIT, UsageError, withCliHost, writeLines, type CliContext, type ExitCode } from "../context.js";
 import { loadFailureLines, manifestLines, toJson } from "../format.js";
+import { isFolderOfPlugins, loadTargets } from "../tool-targets.js";
+
+export { isFolderOfPlugins };
 
 export type CheckOptions = { json: boolean };
 
 /** Loads run one after another (loadDirectory is sequential), so one worker does. */
 const CHECK_WORKERS = 1;
 
-export async function checkCommand(target: string, options: CheckOptions, context: CliContext): Promise<ExitCode> {
+export async function checkCommand(target: string | undefined, options: CheckOptions, context: CliContext): Promise<ExitCode> {
+  if (target === undefined) return checkConfigured(options, context);
   const path = resolve(target);
   if (!existsSync(path)) throw new UsageError(`${target} does not exist; give a tool file, a plugin folder or a folder of plugins`);
   const ofPlugins = isFolderOfPlugins(path);
@@ -36,14 +40,19 @@ export async function checkCommand(target: string, options: CheckOptions, contex
   });
 }
 
-/**
- * A folder that names no entry (no package.json, no index.*) cannot be a
- * plugin itself, so it is taken as a folder of plugins. One with a broken
- * package.json is still checked as a plugin, so that its error is shown.
- */
-export function isFolderOfPlugins(path: string): boolean {
-  if (!statSync(path).isDirectory() || existsSync(join(path, "package.json"))) return false;
-  return "error" in resolvePluginPath(path);
+/** Every tool corral.json lists, as one report (JSON: an array of LoadResults). */
+async function checkConfigured(options: CheckOptions, context: CliContext): Promise<ExitCode> {
+  const config = context.config;
+  if (config?.config.tools === undefined) {
+    throw new UsageError(`give a tool file, a plugin folder or a folder of plugins to check${config === undefined ? "" : `, or list them in ${config.file} ("tools")`}`);
+  }
+  const paths = config.config.tools;
+  return withCliHost(context, CHECK_WORKERS, async (host) => {
+    const results = await loadTargets(host, paths, context);
+    if (options.json) context.io.stdout.write(toJson(results));
+    else writeLines(context.io.stdout, reportLines(results, `the tools of ${config.file}`));
+    return results.length > 0 && results.every((result) => result.ok) ? EXIT.ok : EXIT.failed;
+  });
 }
 
 function reportLines(results: LoadResult[], target: string): string[] {

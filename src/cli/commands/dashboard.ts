@@ -12,6 +12,7 @@ import { createDashboard } from "../../dashboard/index.js";
 import { CorralError } from "../../errors.js";
 import { CliFailure, EXIT, ledgerLabel, UsageError, writeLines, type CliContext, type ExitCode } from "../context.js";
 import { defaultActor } from "./quarantine.js";
+import { whenAborted } from "../closed-output.js";
 import { untilSignal } from "../until-signal.js";
 
 export const DASHBOARD_TOKEN_ENV = "CORRAL_DASHBOARD_TOKEN";
@@ -24,7 +25,9 @@ export type DashboardCliOptions = {
   stop?: Promise<unknown>;
 };
 
-export async function dashboardCommand(options: DashboardCliOptions, context: CliContext): Promise<ExitCode> {
+export async function dashboardCommand(given: DashboardCliOptions, context: CliContext): Promise<ExitCode> {
+  const port = given.port ?? context.config?.config.dashboard?.port;
+  const options: DashboardCliOptions = { ...given, ...(port === undefined ? {} : { port }) };
   const fromEnv = process.env[DASHBOARD_TOKEN_ENV];
   const token = options.token ?? (fromEnv === undefined || fromEnv === "" ? undefined : fromEnv);
   let dashboard;
@@ -48,7 +51,7 @@ export async function dashboardCommand(options: DashboardCliOptions, context: Cl
       told === null ? `open ${dashboard.openUrl}` : `open ${dashboard.url} with the token from ${told} (${dashboard.url}#token=<token>)`,
       "(Ctrl-C to stop)",
     ]);
-    await (options.stop ?? untilSignal());
+    await (options.stop ?? Promise.race([untilSignal(), whenAborted(context.closed)]));
     return EXIT.ok;
   } finally {
     await dashboard.close();

@@ -132,6 +132,8 @@ function demoRun(report: DemoReport, census: WorkerCensus, context: CliContext, 
     } else report.skip("run_code");
 
     report.line("");
+    // Nobody reads on (stdout closed: \`corral demo | head\`): the runaways would only cost seconds.
+    if (context.closed.aborted) return EXIT.ok;
     for (const runaway of RUNAWAY_TOOLS) {
       const result = await host.load({ source: runaway.source, code: runaway.code });
       report.load(result, runaway.about);

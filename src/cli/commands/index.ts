@@ -8,9 +8,10 @@ export { runCommand, type RunOptions } from "./run.js";
 export { checkCommand, type CheckOptions } from "./check.js";
 export { listCommand, type ListOptions } from "./list.js";
 export { demoCommand } from "./demo.js";
+export { initCommand } from "./init.js";
 export { auditCommand, type AuditOptions } from "./audit.js";
 export { parseUntil, quarantineCommand, releaseCommand, type QuarantineOptions, type ReleaseOptions } from "./quarantine.js";
 export { dashboardCommand, DASHBOARD_TOKEN_ENV, type DashboardCliOptions } from "./dashboard.js";
 // mcp.ts loads the MCP SDK: main.ts imports it only when `corral mcp` runs.
-export { MCP_TOKEN_ENV } from "./mcp-env.js";
+export { MCP_DEFAULT_WORKERS, MCP_TOKEN_ENV, mcpOptionsOf, type McpFlags } from "./mcp-env.js";
 export type { McpOptions } from "./mcp.js";

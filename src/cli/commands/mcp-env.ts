@@ -1,6 +1,33 @@
 /**
  * @module src/cli/commands/mcp-env
- * The environment variable `corral mcp --http` reads its token from. Apart
- * from mcp.ts so that the CLI's other commands never load the MCP SDK.
+ * `corral mcp`'s settings from its flags, the environment and corral.json's
+ * `mcp` section (flag > environment > file > default), and the environment
+ * variable the token comes from. Apart from mcp.ts so that the CLI's other
+ * commands never load the MCP SDK.
  */
+import type { CliContext } from "../context.js";
+import type { McpOptions } from "./mcp.js";
+
 export const MCP_TOKEN_ENV = "CORRAL_MCP_TOKEN";
+
+/** Worker processes `corral mcp` starts when neither --workers nor the config's `workers` says. */
+export const MCP_DEFAULT_WORKERS = 2;
+
+export type McpFlags = { http?: boolean; stdio?: boolean; port?: number; host?: string; token?: string; allowedHost?: string[]; workers?: number };
+
+export function mcpOptionsOf(flags: McpFlags, context: CliContext): McpOptions {
+  const file = context.config?.config.mcp ?? {};
+  const token = flags.token ?? (process.env[MCP_TOKEN_ENV] || undefined);
+  const host = flags.host ?? file.host;
+  const port = flags.port ?? file.port;
+  const allowedHosts = flags.allowedHost ?? file.allowedHosts;
+  const options: McpOptions = {
+    http: flags.stdio === true ? false : flags.http === true || file.transport === "http",
+    workers: Math.floor(flags.workers ?? context.hostOptions.workers ?? MCP_DEFAULT_WORKERS),
+  };
+  if (port !== undefined) options.port = port;
+  if (host !== undefined) options.host = host;
+  if (allowedHosts !== undefined) options.allowedHosts = allowedHosts;
+  if (token !== undefined) options.token = token;
+  return options;
+}

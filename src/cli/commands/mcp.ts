@@ -7,20 +7,18 @@
  * a random one printed on stderr).
  *
  * ```
- * paths (default: the bundled plugins) ─▶ host.load / loadDirectory (failures named on stderr)
+ * paths (default: corral.json's tools, else the bundled plugins) ─▶ host.load / loadDirectory (failures named on stderr)
  *   ─▶ createMcpServer(host) ─▶ stdio: until stdin ends or a signal
  *                             └▶ --http: until SIGINT or SIGTERM
  * ```
  */
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createMcpServer } from "../../adapters/mcp/index.js";
-import type { Host, LoadResult } from "../../index.js";
-import { EXIT, UsageError, withCliHost, writeLines, type CliContext, type ExitCode } from "../context.js";
+import { whenAborted } from "../closed-output.js";
+import { EXIT, withCliHost, writeLines, type CliContext, type ExitCode } from "../context.js";
 import { loadFailureLines } from "../format.js";
-import { BUNDLED_PLUGINS_DIR, packageVersion } from "../plugins-dir.js";
-import { isFolderOfPlugins } from "./check.js";
+import { packageVersion } from "../plugins-dir.js";
+import { loadTargets, toolTargets } from "../tool-targets.js";
 import { MCP_TOKEN_ENV } from "./mcp-env.js";
 import { holdSignalsWhileClosing, untilSignal } from "../until-signal.js";
 
@@ -37,12 +35,9 @@ export type McpOptions = {
 
 
 export async function mcpCommand(paths: string[], options: McpOptions, context: CliContext): Promise<ExitCode> {
-  const targets = paths.length > 0 ? paths.map((path) => resolve(path)) : [BUNDLED_PLUGINS_DIR];
-  for (const [index, target] of targets.entries()) {
-    if (!existsSync(target)) throw new UsageError(`${paths[index] ?? target} does not exist; give tool files, plugin folders or folders of plugins`);
-  }
+  const targets = toolTargets(paths, context).paths;
   return withCliHost(context, options.workers, async (host) => {
-    const failures = (await loadAll(host, targets, context)).filter((result) => !result.ok);
+    const failures = (await loadTargets(host, targets, context)).filter((result) => !result.ok);
     writeLines(context.io.stderr, failures.flatMap((failure) => (failure.ok ? [] : loadFailureLines(failure))));
     const names = host.declarations().map((declaration) => declaration.name);
     context.progress(`serving ${names.length} tool${names.length === 1 ? "" : "s"}: ${names.join(", ")}`);
@@ -57,7 +52,7 @@ export async function mcpCommand(paths: string[], options: McpOptions, context: 
         });
         context.io.stderr.write(`corral mcp: serving Streamable HTTP at ${listening.url}\n`);
         if (options.token === undefined) context.io.stderr.write(`corral mcp: bearer token (set ${MCP_TOKEN_ENV} or --token to choose one): ${listening.token}\n`);
-        await untilSignal();
+        await Promise.race([untilSignal(), whenAborted(context.closed)]);
       } else {
         const transport = new StdioServerTransport();
         const ended = new Promise<void>((resolveEnded) => {
@@ -65,7 +60,8 @@ export async function mcpCommand(paths: string[], options: McpOptions, context: 
           process.stdin.once("close", () => resolveEnded());
         });
         await server.connect(transport);
-        await Promise.race([ended, untilSignal()]);
+        // A client that goes away closes stdin, or leaves stdout broken (EPIPE) for the next message.
+        await Promise.race([ended, untilSignal(), whenAborted(context.closed)]);
       }
     } finally {
       holdSignalsWhileClosing();
@@ -74,14 +70,3 @@ export async function mcpCommand(paths: string[], options: McpOptions, context: 
     return EXIT.ok;
   });
 }
-
-async function loadAll(host: Host, targets: string[], context: CliContext): Promise<LoadResult[]> {
-  const results: LoadResult[] = [];
-  for (const target of targets) {
-    context.progress(`loading ${target}`);
-    if (isFolderOfPlugins(target)) results.push(...(await host.loadDirectory(target)));
-    else results.push(await host.load({ path: target }));
-  }
-  return results;
-}
-

@@ -5,6 +5,7 @@
  *
  * ```
  * <target> exists as a path ──────────────▶ host.load({ path })
+ * else corral.json lists tools ───────────▶ load them all, find the tool
  * else a bundled plugin folder matches ───▶ host.load({ path: plugins/<folder> })
  * else ───────────────────────────────────▶ host.loadDirectory(plugins/), find the tool
  *                     load failed ─▶ print diagnostics, exit 1
@@ -17,6 +18,7 @@ import type { CallOptions, Host, LoadResult } from "../../index.js";
 import { EXIT, UsageError, withCliHost, writeLines, type CliContext, type ExitCode } from "../context.js";
 import { failureLines, toJson } from "../format.js";
 import { BUNDLED_PLUGINS_DIR, findBundledPlugin, isToolName } from "../plugins-dir.js";
+import { loadTargets } from "../tool-targets.js";
 
 export type RunOptions = {
   /** Already parsed from `--input`; `{}` when not given. */
@@ -54,6 +56,8 @@ type Found = { ok: true; tool: string } | { ok: false; failure: Extract<LoadResu
 async function loadTarget(host: Host, target: string, options: RunOptions, context: CliContext): Promise<Found> {
   if (existsSync(resolve(target))) return loadModule(host, resolve(target), (names) => pickTool(names, options.tool, target));
   if (!isToolName(target)) throw new UsageError(`"${target}" is neither an existing file or folder nor a tool name`);
+  const configured = context.config?.config.tools;
+  if (configured !== undefined) return findAmong(host, configured, target, options, { among: `the tools of ${context.config?.file}`, what: "a tool of the config" }, context);
 
   const plugin = findBundledPlugin(target);
   if (plugin !== undefined) {
@@ -61,16 +65,22 @@ async function loadTarget(host: Host, target: string, options: RunOptions, conte
     return loadModule(host, plugin, (names) => pickTool(names, options.tool ?? (names.includes(target) ? target : undefined), target));
   }
 
+  const among = { among: `the bundled plugins in ${BUNDLED_PLUGINS_DIR}`, what: "a bundled tool" };
+  return findAmong(host, existsSync(BUNDLED_PLUGINS_DIR) ? [BUNDLED_PLUGINS_DIR] : [], target, options, among, context);
+}
+
+/** Loads every one of `paths` and answers tool `target` if one of them has it. */
+async function findAmong(host: Host, paths: readonly string[], target: string, options: RunOptions, { among, what }: { among: string; what: string }, context: CliContext): Promise<Found> {
   if (options.tool !== undefined && options.tool !== target) {
     throw new UsageError(`--tool applies to a file, a folder or a bundled plugin; "${target}" is none of them`);
   }
-  context.progress(`looking for tool "${target}" among the bundled plugins in ${BUNDLED_PLUGINS_DIR}`);
-  const results = existsSync(BUNDLED_PLUGINS_DIR) ? await host.loadDirectory(BUNDLED_PLUGINS_DIR) : [];
+  context.progress(`looking for tool "${target}" among ${among}`);
+  const results = await loadTargets(host, paths, context);
   const loaded = results.flatMap((result) => (result.ok ? result.tools : []));
   if (loaded.some((tool) => tool.name === target)) return { ok: true, tool: target };
   const failed = results.filter((r) => !r.ok).map((r) => r.source);
   const hint = failed.length > 0 ? `; these plugins failed to load: ${failed.join(", ")}` : "";
-  throw new UsageError(`"${target}" is neither an existing file or folder nor a bundled tool (see \`corral list\`)${hint}`);
+  throw new UsageError(`"${target}" is neither an existing file or folder nor ${what} (see \`corral list\`)${hint}`);
 }
 
 async function loadModule(host: Host, path: string, choose: (names: string[]) => string): Promise<Found> {
