@@ -18,6 +18,8 @@ import type { CallLimits } from "../shared/task-parts.js";
 import type { Phase } from "../shared/classify.js";
 import type { GuestAnswer } from "../shared/guest-api.js";
 import { answerNow, endCapabilityCall, sendCapabilityRequest } from "./capability-relay.js";
+import { fitsIn, incomingPayload, noRoomAnswer, payloadBytes } from "./capability-payload.js";
+import type { WirePayload } from "../shared/capability-messages.js";
 import { GuestContractError, type GuestBridge } from "./guest-bridge.js";
 import { GuestTimers } from "./guest-timers.js";
 import { CallClock } from "./call-clock.js";
@@ -25,6 +27,8 @@ import { untilQuiet, type IsolateMeter } from "./isolate-meter.js";
 import type { LentCallbacks } from "./isolate-setup.js";
 import { answeredResult, measureRun, thrownResult, type Run } from "./run-outcome.js";
 import { zeroMetrics, type RunResult } from "./run-result.js";
+
+const SMALL_PAYLOAD_BYTES = 64 * 1024;
 
 /** What the call path asks of the isolate's owner: to free it, and whether isolated-vm freed it (a limit). */
 export type IsolateOwner = { dispose(): void; disposedByLimit(): boolean };
@@ -50,11 +54,13 @@ export class IsolateCalls {
   readonly #clock = new CallClock();
   #callId = "";
   #inCall = false;
+  /** The running call's memory limit, in bytes: a capability's payload is copied in only if it fits. */
+  #memoryLimitBytes = 0;
   /** What the guest's callbacks reach in this worker (isolate-setup.ts lends them). */
   readonly lent: LentCallbacks = {
     wake: (delayMs: number) => this.#timers.wake(delayMs),
     done: (seq: number) => this.#onDone(seq),
-    capability: (seq: number, json: string) => this.#onCapabilityNow(seq, json),
+    capability: (seq: number, json: string, payload?: unknown) => this.#onCapabilityNow(seq, json, payload),
   };
 
   constructor(isolate: IsolatedVM.Isolate, meter: IsolateMeter, owner: IsolateOwner) {
@@ -81,6 +87,7 @@ export class IsolateCalls {
    */
   invokeNow(tool: string, inputJson: string, callId: string, limits: CallLimits): RunResult | Promise<RunResult> {
     this.#callId = callId;
+    this.#memoryLimitBytes = limits.memoryMb * 1024 * 1024;
     return this.#run("call", limits, () => {
       const seq = ++this.#seq;
       const request = { seq, tool, inputJson, callId, maxBytes: limits.maxOutputBytes, maxDepth: limits.maxDepth };
@@ -203,7 +210,7 @@ export class IsolateCalls {
   }
 
   /** The guest's request, inside its entry: answered now (JSON text) by a local relay, or later. */
-  #onCapabilityNow(seq: unknown, requestJson: unknown): string | undefined {
+  #onCapabilityNow(seq: unknown, requestJson: unknown, payload: unknown): string | undefined {
     if (!this.#inCall || typeof seq !== "number" || typeof requestJson !== "string") return undefined;
     const callId = this.#callId;
     const now = answerNow(callId, seq, requestJson);
@@ -215,17 +222,23 @@ export class IsolateCalls {
       });
       return undefined;
     }
-    queueMicrotask(() => this.#onCapability(seq, requestJson));
+    queueMicrotask(() => this.#onCapability(seq, requestJson, payload));
     return undefined;
   }
 
   /** The guest asked for a capability: the host performs it (fire-and-forget from the guest's side). */
-  #onCapability(seq: unknown, requestJson: unknown): void {
-    if (!this.#inCall || typeof seq !== "number" || typeof requestJson !== "string") return;
-    sendCapabilityRequest(this.#callId, seq, requestJson, {
-      deliver: (answerSeq, answerJson, pausedMs) => this.#deliverCapability(answerSeq, answerJson, pausedMs),
-      pause: () => this.#pauseClock(),
-    });
+  #onCapability(seq: number, requestJson: string, payload: unknown): void {
+    if (!this.#inCall) return;
+    sendCapabilityRequest(
+      this.#callId,
+      seq,
+      requestJson,
+      {
+        deliver: (answerSeq, answerJson, pausedMs, answerPayload) => this.#deliverCapability(answerSeq, answerJson, pausedMs, answerPayload),
+        pause: () => this.#pauseClock(),
+      },
+      payload,
+    );
   }
 
   /** The host waits on its gate: the deadline stops, keeping what was left of the call's time. */
@@ -238,15 +251,32 @@ export class IsolateCalls {
    * may settle (then the guest calls done). Time the host's gate waited is
    * added to the call's deadline: an approver's wait is not the tool's time.
    */
-  #deliverCapability(seq: number, answerJson: string, pausedMs: number): void {
+  #deliverCapability(seq: number, answerJson: string, pausedMs: number, payload?: WirePayload): void {
     if (!this.#inCall || this.#isolate.isDisposed) return;
     this.#callDeadline = this.#clock.resume(this.#callDeadline, pausedMs);
     const left = Math.max(1, Math.floor(this.#callDeadline - performance.now()));
+    const inbound = incomingPayload(payload);
+    const refusal = inbound === undefined ? undefined : this.#noRoomFor(inbound);
     try {
-      this.#enter(() => this.#guest.capability(seq, answerJson, left));
+      if (refusal !== undefined) this.#enter(() => this.#guest.capability(seq, refusal, undefined, left));
+      else this.#guest.capability(seq, answerJson, inbound, left);
     } catch (error) {
-      this.#failWaiting(error as Error);
+      // The payload did not fit after all: isolated-vm's allocator refused it and left the isolate as it was.
+      if (error instanceof RangeError && !this.#isolate.isDisposed && inbound !== undefined) {
+        this.#enter(() => this.#guest.capability(seq, noRoomAnswer(payloadBytes(inbound), undefined, this.#memoryLimitBytes), undefined, left));
+        return;
+      }
+      if (error instanceof GuestContractError || this.#isolate.isDisposed || performance.now() >= this.#callDeadline - 1) this.#failWaiting(error as Error);
     }
+  }
+
+  /** A refusal (JSON text) when the payload cannot fit beside what the isolate holds (capability-payload.ts). */
+  #noRoomFor(inbound: ArrayBuffer | string): string | undefined {
+    const bytes = payloadBytes(inbound);
+    // A small one is copied without a look (a heap reading costs about a call); the allocator's refusal still catches it.
+    if (bytes < SMALL_PAYLOAD_BYTES) return undefined;
+    const used = this.#meter.readHeap();
+    return fitsIn(bytes, used, this.#memoryLimitBytes) ? undefined : noRoomAnswer(bytes, used, this.#memoryLimitBytes);
   }
 
   /** The waiting call fails (its isolate is gone). */

@@ -202,14 +202,17 @@ function requestOnce(
   });
 }
 
+/** A request body past `capabilities.net.maxRequestBytes`. */
+export function requestTooLarge(bytes: number, maxRequestBytes: number): CapabilityError {
+  return tooLarge(`the request body (${bytes} bytes) is larger than the ${maxRequestBytes} allowed`);
+}
+
 export async function safeFetch(input: FetchRequest, policy: NetPolicy, limits: FetchLimits): Promise<FetchAnswer> {
   let url = parseUrl(input.url);
   let method = input.method;
   let headers = input.headers;
   let body = input.body;
-  if (body !== null && body.byteLength > policy.maxRequestBytes) {
-    throw tooLarge(`the request body (${body.byteLength} bytes) is larger than the ${policy.maxRequestBytes} allowed`);
-  }
+  if (body !== null && body.byteLength > policy.maxRequestBytes) throw requestTooLarge(body.byteLength, policy.maxRequestBytes);
   for (let redirects = 0; ; redirects++) {
     const entry = checkUrl(url, policy);
     limits.takeRequest();

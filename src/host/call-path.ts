@@ -165,6 +165,9 @@ function sandboxRun(deps: CallDeps, entry: CatalogEntry, inputJson: string, info
     signal: options.signal,
   });
   if (closeCapabilities !== undefined) run.closeCapabilities = closeCapabilities;
+  // The worker holds the call's payloads to its grant's caps before it copies them on.
+  const payloadCaps = deps.capabilities?.payloadCaps(entry.source);
+  if (payloadCaps !== undefined) task.payloadCaps = payloadCaps;
   if (runner.kind === "script") {
     // A script's tool calls are answered from here until its run is over; then they go into `details`.
     run.closeScript = runner.open(info.callId, { traceContext: span.context, signal: options.signal, scope: options.scope });
