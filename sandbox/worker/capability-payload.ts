@@ -69,8 +69,16 @@ const MB = 1024 * 1024;
 /** What a payload adds to an isolate: its bytes (a string's UTF-16 units at two bytes, the most it takes). */
 export const payloadBytes = (payload: ArrayBuffer | string): number => (typeof payload === "string" ? payload.length * 2 : payload.byteLength);
 
-/** Whether `bytes` more fit in an isolate using `usedBytes` of `limitBytes`. */
-export const fitsIn = (bytes: number, usedBytes: number, limitBytes: number): boolean => usedBytes + bytes <= limitBytes * ROOM_SHARE;
+/** A payload this small is copied without a look (a heap reading costs about a call); the allocator's refusal still catches it. */
+const SMALL_PAYLOAD_BYTES = 64 * 1024;
+
+/** The refusal (JSON text) of a payload that cannot fit beside what the isolate holds (`readHeap`: its used and external bytes), or undefined. */
+export function noRoomFor(payload: ArrayBuffer | string, readHeap: () => number, limitBytes: number): string | undefined {
+  const bytes = payloadBytes(payload);
+  if (bytes < SMALL_PAYLOAD_BYTES) return undefined;
+  const used = readHeap();
+  return used + bytes <= limitBytes * ROOM_SHARE ? undefined : noRoomAnswer(bytes, used, limitBytes);
+}
 
 /** The answer (JSON text) a tool gets for a payload its isolate has no room for (`usedBytes`: its heap then, if read). */
 export function noRoomAnswer(bytes: number, usedBytes: number | undefined, limitBytes: number): string {

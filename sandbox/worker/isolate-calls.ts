@@ -18,7 +18,7 @@ import type { CallLimits } from "../shared/task-parts.js";
 import type { Phase } from "../shared/classify.js";
 import type { GuestAnswer } from "../shared/guest-api.js";
 import { answerNow, endCapabilityCall, sendCapabilityRequest } from "./capability-relay.js";
-import { fitsIn, incomingPayload, noRoomAnswer, payloadBytes } from "./capability-payload.js";
+import { incomingPayload, noRoomAnswer, noRoomFor, payloadBytes } from "./capability-payload.js";
 import type { WirePayload } from "../shared/capability-messages.js";
 import { GuestContractError, type GuestBridge } from "./guest-bridge.js";
 import { GuestTimers } from "./guest-timers.js";
@@ -27,8 +27,6 @@ import { untilQuiet, type IsolateMeter } from "./isolate-meter.js";
 import type { LentCallbacks } from "./isolate-setup.js";
 import { answeredResult, measureRun, thrownResult, type Run } from "./run-outcome.js";
 import { zeroMetrics, type RunResult } from "./run-result.js";
-
-const SMALL_PAYLOAD_BYTES = 64 * 1024;
 
 /** What the call path asks of the isolate's owner: to free it, and whether isolated-vm freed it (a limit). */
 export type IsolateOwner = { dispose(): void; disposedByLimit(): boolean };
@@ -256,7 +254,7 @@ export class IsolateCalls {
     this.#callDeadline = this.#clock.resume(this.#callDeadline, pausedMs);
     const left = Math.max(1, Math.floor(this.#callDeadline - performance.now()));
     const inbound = incomingPayload(payload);
-    const refusal = inbound === undefined ? undefined : this.#noRoomFor(inbound);
+    const refusal = inbound === undefined ? undefined : noRoomFor(inbound, () => this.#meter.readHeap(), this.#memoryLimitBytes);
     try {
       if (refusal !== undefined) this.#enter(() => this.#guest.capability(seq, refusal, undefined, left));
       else this.#guest.capability(seq, answerJson, inbound, left);
@@ -268,15 +266,6 @@ export class IsolateCalls {
       }
       if (error instanceof GuestContractError || this.#isolate.isDisposed || performance.now() >= this.#callDeadline - 1) this.#failWaiting(error as Error);
     }
-  }
-
-  /** A refusal (JSON text) when the payload cannot fit beside what the isolate holds (capability-payload.ts). */
-  #noRoomFor(inbound: ArrayBuffer | string): string | undefined {
-    const bytes = payloadBytes(inbound);
-    // A small one is copied without a look (a heap reading costs about a call); the allocator's refusal still catches it.
-    if (bytes < SMALL_PAYLOAD_BYTES) return undefined;
-    const used = this.#meter.readHeap();
-    return fitsIn(bytes, used, this.#memoryLimitBytes) ? undefined : noRoomAnswer(bytes, used, this.#memoryLimitBytes);
   }
 
   /** The waiting call fails (its isolate is gone). */
