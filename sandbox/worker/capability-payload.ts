@@ -10,10 +10,14 @@
  * encoded or sent: the request goes on with its size alone, and the host,
  * which judges every request, refuses it `too_large` and audits it. So what
  * corral copies of a payload is bounded by the caps, never by what a tool
- * made. A payload coming in is copied only if it fits beside what the
- * isolate holds (`fitsIn`): corral's copy must never be what takes an
- * isolate past its limit (a memory verdict, and a strike, the tool did not
- * earn); the tool hears `too_large` instead.
+ * made. A payload coming in is copied by isolated-vm into memory the
+ * isolate's allocator counts: when it does not fit beside what the tool
+ * holds, the allocator refuses it (after a collection) and the isolate is
+ * left as it was; the tool then hears `too_large` (noRoomAnswer). Text
+ * goes onto the heap, where nothing refuses it: it is weighed first
+ * (noRoomForText). So
+ * corral's copy is never what takes an isolate past its limit (a memory
+ * verdict, and a strike, the tool did not earn).
  */
 import { Buffer } from "node:buffer";
 import type { PayloadCaps, WirePayload } from "../shared/capability-messages.js";
@@ -62,22 +66,30 @@ export function incomingPayload(payload: WirePayload | undefined): ArrayBuffer |
   return own;
 }
 
-/** A payload is copied into an isolate only while its heap and the payload stay under this share of its limit. */
-const ROOM_SHARE = 0.9;
 const MB = 1024 * 1024;
 
 /** What a payload adds to an isolate: its bytes (a string's UTF-16 units at two bytes, the most it takes). */
 export const payloadBytes = (payload: ArrayBuffer | string): number => (typeof payload === "string" ? payload.length * 2 : payload.byteLength);
 
-/** A payload this small is copied without a look (a heap reading costs about a call); the allocator's refusal still catches it. */
-const SMALL_PAYLOAD_BYTES = 64 * 1024;
+/** A string payload this small is copied without a look (a heap reading costs about a call). */
+const SMALL_TEXT_BYTES = 64 * 1024;
+/** A string goes onto the V8 heap, where no allocator refuses it (an isolate past its heap limit is disposed): it is copied in only below this share of the limit. */
+const TEXT_ROOM_SHARE = 0.9;
 
-/** The refusal (JSON text) of a payload that cannot fit beside what the isolate holds (`readHeap`: its used and external bytes), or undefined. */
-export function noRoomFor(payload: ArrayBuffer | string, readHeap: () => number, limitBytes: number): string | undefined {
-  const bytes = payloadBytes(payload);
-  if (bytes < SMALL_PAYLOAD_BYTES) return undefined;
+/**
+ * The refusal (JSON text) of a text payload (a state value) that would take
+ * the isolate's heap near its limit (`readHeap`: used and external bytes), or
+ * undefined. Bytes need no look: isolated-vm's allocator refuses them.
+ */
+export function noRoomForText(payload: ArrayBuffer | string | undefined, readHeap: () => number, limitBytes: number): string | undefined {
+  if (typeof payload !== "string" || payloadBytes(payload) < SMALL_TEXT_BYTES) return undefined;
   const used = readHeap();
-  return used + bytes <= limitBytes * ROOM_SHARE ? undefined : noRoomAnswer(bytes, used, limitBytes);
+  return used + payloadBytes(payload) <= limitBytes * TEXT_ROOM_SHARE ? undefined : noRoomAnswer(payloadBytes(payload), used, limitBytes);
+}
+
+/** isolated-vm's refusal of an ArrayBuffer past the isolate's memory limit (it collects garbage first; the isolate lives on). */
+export function isAllocationRefused(error: unknown): boolean {
+  return error instanceof RangeError && /allocation failed/i.test(error.message);
 }
 
 /** The answer (JSON text) a tool gets for a payload its isolate has no room for (`usedBytes`: its heap then, if read). */

@@ -18,7 +18,7 @@ import type { CallLimits } from "../shared/task-parts.js";
 import type { Phase } from "../shared/classify.js";
 import type { GuestAnswer } from "../shared/guest-api.js";
 import { answerNow, endCapabilityCall, sendCapabilityRequest } from "./capability-relay.js";
-import { incomingPayload, noRoomAnswer, noRoomFor, payloadBytes } from "./capability-payload.js";
+import { incomingPayload, isAllocationRefused, noRoomAnswer, noRoomForText, payloadBytes } from "./capability-payload.js";
 import type { WirePayload } from "../shared/capability-messages.js";
 import { GuestContractError, type GuestBridge } from "./guest-bridge.js";
 import { GuestTimers } from "./guest-timers.js";
@@ -254,14 +254,16 @@ export class IsolateCalls {
     this.#callDeadline = this.#clock.resume(this.#callDeadline, pausedMs);
     const left = Math.max(1, Math.floor(this.#callDeadline - performance.now()));
     const inbound = incomingPayload(payload);
-    const refusal = inbound === undefined ? undefined : noRoomFor(inbound, () => this.#meter.readHeap(), this.#memoryLimitBytes);
+    const refusal = noRoomForText(inbound, () => this.#meter.readHeap(), this.#memoryLimitBytes);
     try {
-      if (refusal !== undefined) this.#enter(() => this.#guest.capability(seq, refusal, undefined, left));
-      else this.#guest.capability(seq, answerJson, inbound, left);
+      if (refusal === undefined) this.#guest.capability(seq, answerJson, inbound, left);
+      else this.#enter(() => this.#guest.capability(seq, refusal, undefined, left));
     } catch (error) {
-      // The payload did not fit after all: isolated-vm's allocator refused it and left the isolate as it was.
-      if (error instanceof RangeError && !this.#isolate.isDisposed && inbound !== undefined) {
-        this.#enter(() => this.#guest.capability(seq, noRoomAnswer(payloadBytes(inbound), undefined, this.#memoryLimitBytes), undefined, left));
+      // No room for the payload (isolated-vm's allocator refused it, after a collection, and left the isolate as it was):
+      // corral's copy is never what takes an isolate past its limit; the tool hears too_large.
+      if (inbound !== undefined && isAllocationRefused(error) && !this.#isolate.isDisposed) {
+        const refusal = noRoomAnswer(payloadBytes(inbound), this.#meter.readHeap(), this.#memoryLimitBytes);
+        this.#enter(() => this.#guest.capability(seq, refusal, undefined, left));
         return;
       }
       if (error instanceof GuestContractError || this.#isolate.isDisposed || performance.now() >= this.#callDeadline - 1) this.#failWaiting(error as Error);
