@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { createHost, type ToolResult } from "../../src/index.js";
 import { CAPABILITY_DEFAULTS } from "../../src/capabilities/options.js";
 import { startServer, type TestServer } from "../../src/capabilities/testing-server.js";
-import { childPids, assertNoWorkersLeft, tempDir } from "../helpers/host.js";
+import { childPids, assertNoWorkersLeft, tempDir, toolSource } from "../helpers/host.js";
 
 const MiB = 1024 * 1024;
 const { maxResponseBytes, maxRequestBytes, maxFileBytes, quotaBytes } = CAPABILITY_DEFAULTS;
@@ -46,14 +46,13 @@ after(async () => {
   dir.remove();
 });
 
-const tool = (name: string, effects: string[], body: string) => `import { defineTool } from "corral";
-import { z } from "zod";
-export default defineTool({
-  name: ${JSON.stringify(name)},
-  description: "payload cap tool",
-  input: z.object({ n: z.number(), url: z.string(), hold: z.number().optional(), uncaught: z.boolean().optional() }),
-  effects: ${JSON.stringify(effects)},
-  async run({ n, url, hold, uncaught }, ctx) {
+/** A tool that does `body` with a payload of `n` bytes and answers the length it saw, or the refusal's code. */
+const tool = (name: string, effects: string[], body: string) =>
+  toolSource({
+    name,
+    effects,
+    input: "z.object({ n: z.number(), url: z.string(), hold: z.number().optional(), uncaught: z.boolean().optional() })",
+    run: `const { n, url, hold, uncaught } = input;
     const held = hold === undefined ? undefined : new Uint8Array(hold).fill(1);
     try {
       const length = await (async () => { ${body} })();
@@ -61,9 +60,8 @@ export default defineTool({
     } catch (error) {
       if (uncaught) throw error;
       return { ok: false, code: error.code, message: String(error.message) };
-    }
-  },
-});`;
+    }`,
+  });
 
 /** One tool per payload path: what it does with a payload of n bytes, answering the length it saw. */
 const TOOLS: Record<string, { effects: string[]; body: string }> = {
