@@ -108,6 +108,8 @@ export const CapabilityRequestMessage = z.strictObject({
   seq: z.number().int().nonnegative(),
   requestJson: z.string().max(96 * 1024 * 1024),
   payload: WirePayload.optional(),
+  /** The tool whose call asked (the worker's task): the host judges a Code Mode lane call, which it did not open, as that tool's. */
+  tool: z.string().max(200).optional(),
   /** The size of a payload the worker did not send (past the call's PayloadCaps, or no cap for its kind): the host refuses it. */
   payloadBytes: z.number().int().nonnegative().optional(),
 });

@@ -29,12 +29,11 @@ export type LocalRelay = {
 
 const waiting = new Map<string, CapabilityCall>();
 const local = new Map<string, LocalRelay>();
-const caps = new Map<string, PayloadCaps>();
+const calls = new Map<string, { tool: string; payloadCaps: PayloadCaps | undefined }>();
 
-/** The payload caps of the call `callId` (its task's), until endCapabilityCall. */
-export function setPayloadCaps(callId: string, payloadCaps: PayloadCaps | undefined): void {
-  if (payloadCaps === undefined) caps.delete(callId);
-  else caps.set(callId, payloadCaps);
+/** What the worker knows of the call `callId` from its task (its tool, its payload caps), until endCapabilityCall. */
+export function openCapabilityCall(callId: string, task: { tool: string; payloadCaps?: PayloadCaps | undefined }): void {
+  calls.set(callId, { tool: task.tool, payloadCaps: task.payloadCaps });
 }
 
 /** From now until `endLocalRelay`, `callId`'s requests go to `relay` first. */
@@ -60,14 +59,16 @@ export function sendCapabilityRequest(callId: string, seq: number, requestJson: 
 /** Sends the request (and its payload, within the call's cap) to the host; its answer goes to `call`. */
 export function askHost(callId: string, seq: number, requestJson: string, call: CapabilityCall, payload?: unknown): void {
   waiting.set(callId, call);
-  const message: CapabilityRequestMessage = { corral: 1, type: "capability", callId, seq, requestJson, ...outgoingPayload(requestJson, payload, caps.get(callId)) };
+  const known = calls.get(callId);
+  const message: CapabilityRequestMessage = { corral: 1, type: "capability", callId, seq, requestJson, ...outgoingPayload(requestJson, payload, known?.payloadCaps) };
+  if (known !== undefined) message.tool = known.tool;
   process.send?.(message);
 }
 
 /** The call ended: later answers to it are dropped. */
 export function endCapabilityCall(callId: string): void {
   waiting.delete(callId);
-  caps.delete(callId);
+  calls.delete(callId);
 }
 
 /** Takes the message if it is a capability answer (true), delivering it to its call. */

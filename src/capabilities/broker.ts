@@ -89,6 +89,7 @@ const GRANT_OPTION: Record<keyof SourceGrant, string> = { net: "capabilities.net
 export class CapabilityBroker {
   readonly #options: BrokerOptions;
   readonly #calls = new Map<string, CallState>();
+  readonly #lanes = new Map<string, { signal: AbortSignal | undefined; tools: Map<string, { name: string; source: string; limits: { timeoutMs: number } }> }>();
 
   constructor(options: BrokerOptions) {
     this.#options = options;
@@ -100,7 +101,6 @@ export class CapabilityBroker {
     return () => this.#calls.delete(call.callId);
   }
 
-  /** `paused` is called as the gate starts to wait: the caller stops the call's clocks. */
   /** The payload caps a call of `source` runs under (its grant's), for its task: the worker holds payloads to them. */
   payloadCaps(source: string): PayloadCaps | undefined {
     const grant = this.#options.grants(source);
@@ -111,8 +111,31 @@ export class CapabilityBroker {
     return grant.net === undefined && grant.fs === undefined && grant.state === undefined ? undefined : caps;
   }
 
+  /**
+   * Registers a Code Mode script's fast lane (its tools, each with no
+   * effects: fastToolOf admits no other): a lane call runs in the script's
+   * worker under an id `<script call id>/<n>` the host never opened, and
+   * its capability requests are judged as its tool's, by the same rules
+   * (so they answer `undeclared`, as the same tool called directly would).
+   * The returned function forgets the lane.
+   */
+  openLane(script: { callId: string; signal: AbortSignal | undefined }, tools: readonly { name: string; source: string; limits: { timeoutMs: number } }[]): () => void {
+    this.#lanes.set(script.callId, { signal: script.signal, tools: new Map(tools.map((tool) => [tool.name, tool])) });
+    return () => this.#lanes.delete(script.callId);
+  }
+
+  /** The call a lane call's request stands for (its tool, named by the worker that runs it), if its script's lane has that tool. */
+  #laneCall(message: CapabilityRequestMessage): CallState | undefined {
+    const cut = message.callId.lastIndexOf("/");
+    const lane = cut < 0 || message.tool === undefined ? undefined : this.#lanes.get(message.callId.slice(0, cut));
+    const tool = lane?.tools.get(message.tool ?? "");
+    if (lane === undefined || tool === undefined) return undefined;
+    return { callId: message.callId, source: tool.source, tool: tool.name, effects: [], timeoutMs: tool.limits.timeoutMs, signal: lane.signal, startedAt: performance.now(), pausedMs: 0, requests: 0, uses: 0 };
+  }
+
+  /** `paused` is called as the gate starts to wait: the caller stops the call's clocks. */
   readonly handle = async (message: CapabilityRequestMessage, hooks: { paused(): void } = { paused: () => undefined }): Promise<{ answerJson: string; pausedMs: number; payload?: WirePayload }> => {
-    const call = this.#calls.get(message.callId);
+    const call = this.#calls.get(message.callId) ?? this.#laneCall(message);
     if (call === undefined) return { answerJson: answer({ ok: false, code: "failed", message: "the call is over" }), pausedMs: 0 };
     let request: CapabilityRequest;
     try {
