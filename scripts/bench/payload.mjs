@@ -114,6 +114,15 @@ export function payloadTable(rows, sizesMib = PAYLOAD_SIZES_MIB) {
   return [head, ...rows.map((row) => `| ${row.name} | ${sizesMib.map((mib) => row.perByte[mib].toFixed(2)).join(" | ")} |`)].join("\n");
 }
 
+/** The section of docs/benchmarks.md. */
+export function payloadSection(rows) {
+  return `## Capability payloads: isolate heap per payload byte
+
+What a payload of N bytes costs the tool's isolate (scripts/bench/payload.mjs): the isolate's heap after the call (used plus external, as the worker reads it into the call's metrics, no collection forced) less the same tool's with a 2-byte payload, over N. Each tool makes or reads the payload as an honest tool would (\`'x'.repeat(n)\` for a body, a file or a state value; \`text()\` or \`readFile(path, "utf8")\` for what comes back), so the figure holds the tool's own string beside corral's copy: about 2 is the floor for a payload made from, or made into, a string. Caps raised past 10 MiB and 1 GB isolates for the measure; at the default limits every documented cap is reached without a strike (test/capabilities/payload-caps.test.ts). Each figure: the median of 3 calls (1 with \`--quick\`).
+
+${payloadTable(rows)}`;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { mkdtempSync, rmSync } = await import("node:fs");
   const { tmpdir } = await import("node:os");
