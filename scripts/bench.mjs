@@ -21,6 +21,7 @@
 //   recovery ───── next call after a kill · calls running meanwhile
 //   memory ─────── separate process: host and worker RSS, per warm tool
 //   fetch ──────── a tool's fetch of a 127.0.0.1 page · Node's own fetch · the same host, no fetch
+//   payload ────── isolate heap per payload byte: fetch, ctx.fs, ctx.state at 1, 5 and 10 MiB
 //   code mode ──── 1,000 nested calls from one script · ToolIsolate.invoke · host.call
 //   profile ────── host under --cpu-prof · worker under --cpu-prof · guest runtime
 import { spawn } from "node:child_process";
@@ -44,6 +45,7 @@ const FULL = {
   profile: { hostCalls: 5_000, workerCalls: 5_000, guestCalls: 20_000 },
   telemetry: { calls: 200_000, rounds: 7 },
   fetch: { rounds: 5, n: 300 },
+  payload: { repeats: 3 },
   codeMode: { rounds: 3, calls: 1_000 },
   eventLoop: { rounds: 5, calls: 3_000, inFlight: 64 },
 };
@@ -57,6 +59,7 @@ const QUICK = {
   profile: { hostCalls: 300, workerCalls: 300, guestCalls: 5_000 },
   telemetry: { calls: 50_000, rounds: 3 },
   fetch: { rounds: 1, n: 100 },
+  payload: { repeats: 1 },
   codeMode: { rounds: 1, calls: 300 },
   eventLoop: { rounds: 1, calls: 500, inFlight: 64 },
 };
@@ -102,6 +105,7 @@ async function main(config) {
   const { benchLedgerSchema } = await import("./bench/postgres.mjs");
   const { measureTelemetry } = await import("./bench/telemetry.mjs");
   const { measureFetch } = await import("./bench/fetch.mjs");
+  const { measurePayloads } = await import("./bench/payload.mjs");
   const { measureCodeMode } = await import("./bench/codemode.mjs");
   const { measureEventLoop } = await import("./bench/event-loop.mjs");
 
@@ -219,6 +223,8 @@ async function main(config) {
     results.memory = await measureMemory(tempDir, config.memory);
     log("fetch from a tool");
     results.fetch = await measureFetch(tempDir, { ...config.fetch, log });
+    log("capability payloads: isolate heap per byte");
+    results.payload = await measurePayloads(tempDir, { ...config.payload, log });
     log("telemetry hooks");
     results.telemetry = await measureTelemetry(config.telemetry);
     log("code mode: nested calls");

@@ -1,4 +1,4 @@
-// `npm run fuzz -- --count N --seed S [--workers W] [--no-shrink]`: builds,
+// `npm run fuzz -- --count N --seed S [--workers W] [--no-shrink] [--campaign programs|payloads]`: builds,
 // then runs a fuzz campaign of generated hostile programs through one host
 // (test/fuzz/campaign.ts). Prints each failure's seed and shrunk program.
 import { execFileSync, spawnSync } from "node:child_process";

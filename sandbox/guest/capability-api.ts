@@ -3,12 +3,16 @@
  * `ctx.fs` (named after node:fs/promises) and `ctx.state` for tools, over the
  * capability relay. Paths are relative to the workspace root the host
  * granted; state values are JSON. What each needs (effects, grants) is
- * checked by the host, which answers a refusal naming it.
+ * checked by the host, which answers a refusal naming it. A file's bytes
+ * and a state value's JSON text travel as the request's payload, beside its
+ * JSON (capability-client.ts): each crosses the isolate's boundary once, and
+ * an encoding is applied here in one pass (a payload of N bytes costs the
+ * isolate its bytes and what the tool asked them made into, no more).
  */
 import type { CapabilityClient } from "./capability-client.js";
 import { base64ToBytes, bytesToBase64 } from "./web/bytes.js";
 import { encodeUtf8, TextDecoder } from "./web/text-codec.js";
-import { atob, btoa } from "./web/base64.js";
+import { bytesToLatin1, latin1ToBytes } from "./web/base64.js";
 
 type Entry = { name: string; type: "file" | "directory" | "symlink" | "other" };
 type Stat = { type: Entry["type"]; size: number; mtimeMs: number; mode: number };
@@ -23,8 +27,8 @@ function encodingOf(options: unknown): string | undefined {
 
 function dataBytes(data: unknown, encoding: string | undefined): Uint8Array {
   if (typeof data === "string") {
-    if (encoding === "base64") return base64ToBytes(data.replace(/[^A-Za-z0-9+/=]/g, ""));
-    if (encoding === "latin1" || encoding === "binary") return base64ToBytes(btoa(data.replace(/[^\x00-\xff]/g, "?")));
+    if (encoding === "base64") return base64ToBytes(data);
+    if (encoding === "latin1" || encoding === "binary") return latin1ToBytes(data);
     return encodeUtf8(data);
   }
   if (data instanceof Uint8Array) return data;
@@ -46,15 +50,14 @@ export function createCapabilityApi(client: CapabilityClient) {
   const fs = Object.freeze({
     async readFile(path: string, options?: unknown): Promise<string | Uint8Array> {
       const encoding = encodingOf(options);
-      const value = (await client.request({ kind: "fs", op: "readFile", path: String(path) })) as { bytesBase64: string };
-      if (encoding === "base64") return value.bytesBase64;
-      if (encoding === "latin1" || encoding === "binary") return atob(value.bytesBase64);
-      const bytes = base64ToBytes(value.bytesBase64);
+      const { payload } = await client.exchange({ kind: "fs", op: "readFile", path: String(path) });
+      const bytes = payload instanceof ArrayBuffer ? new Uint8Array(payload) : new Uint8Array(0);
+      if (encoding === "base64") return bytesToBase64(bytes);
+      if (encoding === "latin1" || encoding === "binary") return bytesToLatin1(bytes);
       return encoding === undefined ? bytes : new TextDecoder().decode(bytes);
     },
     async writeFile(path: string, data: unknown, options?: unknown): Promise<void> {
-      const bytes = dataBytes(data, encodingOf(options));
-      await client.request({ kind: "fs", op: "writeFile", path: String(path), dataBase64: bytesToBase64(bytes) });
+      await client.exchange({ kind: "fs", op: "writeFile", path: String(path) }, dataBytes(data, encodingOf(options)));
     },
     async readdir(path: string, options?: { withFileTypes?: boolean }): Promise<unknown[]> {
       const entries = (await client.request({ kind: "fs", op: "readdir", path: String(path) })) as Entry[];
@@ -73,8 +76,8 @@ export function createCapabilityApi(client: CapabilityClient) {
   });
   const state = Object.freeze({
     async get(key: string): Promise<unknown> {
-      const value = (await client.request({ kind: "state", op: "get", key: String(key) })) as { json: string | null };
-      return value.json === null ? undefined : JSON.parse(value.json);
+      const { payload } = await client.exchange({ kind: "state", op: "get", key: String(key) });
+      return typeof payload === "string" ? JSON.parse(payload) : undefined;
     },
     async list(prefix = ""): Promise<string[]> {
       return (await client.request({ kind: "state", op: "list", prefix: String(prefix) })) as string[];
@@ -82,7 +85,7 @@ export function createCapabilityApi(client: CapabilityClient) {
     async set(key: string, value: unknown): Promise<void> {
       const json = JSON.stringify(value);
       if (json === undefined) throw new TypeError("ctx.state.set takes a JSON value (not undefined, a function or a symbol)");
-      await client.request({ kind: "state", op: "set", key: String(key), valueJson: json });
+      await client.exchange({ kind: "state", op: "set", key: String(key) }, json);
     },
     async delete(key: string): Promise<boolean> {
       return (await client.request({ kind: "state", op: "delete", key: String(key) })) as boolean;

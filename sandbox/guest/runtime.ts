@@ -65,13 +65,13 @@ defineGlobal("console", guestConsole.console);
 // URL, TextEncoder, crypto (random bytes from the worker's CSPRNG), fetch's classes ...
 installWebGlobals(globalObject, { random: (count) => FERAL_RANDOM(count), loadUrl: () => FERAL_LOAD_URL() });
 // fetch, ctx.fs and ctx.state: requests the host performs (and judges) for the current call.
-const capabilities = createCapabilityClient((seq, requestJson) => FERAL_CAPABILITY(seq, requestJson));
+const capabilities = createCapabilityClient((seq, requestJson, payload) => (payload === undefined ? FERAL_CAPABILITY(seq, requestJson) : FERAL_CAPABILITY(seq, requestJson, payload)));
+// fetch is in every isolate, as in Node: the host refuses a use the tool's effects do not declare (`undeclared`).
+defineGlobal("fetch", createFetch(capabilities));
 // One call of a tool: its input, its run, its answer (tool-call.ts).
 const { invokeTool, failCurrentCall } = createToolCalls({
   answers,
   capabilityApi: createCapabilityApi(capabilities),
-  fetch: createFetch(capabilities),
-  defineGlobal,
 });
 
 /** A call is over: its timers and capability requests are forgotten. */

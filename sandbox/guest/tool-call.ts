@@ -16,15 +16,10 @@ import { isBlocked, isSignal } from "./signals.js";
 import { isAllocationRefusal, issuesOf, summarise, type createAnswers } from "./answers.js";
 import type { createCapabilityApi } from "./capability-api.js";
 
-const globalObject = globalThis as Record<string, unknown>;
-
 export type ToolCallParts = {
   answers: ReturnType<typeof createAnswers>;
   /** `ctx.fs` and `ctx.state`: the host's capabilities for the current call. */
   capabilityApi: ReturnType<typeof createCapabilityApi>;
-  /** The runtime's fetch, made a global only for a tool that declares net access. */
-  fetch: unknown;
-  defineGlobal(name: string, value: unknown): void;
 };
 
 /**
@@ -35,27 +30,9 @@ export type ToolCallParts = {
  */
 export function createToolCalls(parts: ToolCallParts) {
   const { successAnswer, errorAnswer, successRecord } = parts.answers;
-  const { capabilityApi, defineGlobal } = parts;
-  const ourFetch = parts.fetch;
+  const { capabilityApi } = parts;
   /** Rejects the call in progress; a timer callback that throws fails it. */
   let rejectCurrentCall: ((error: unknown) => void) | undefined;
-
-  /**
-   * `fetch` is a global only for a tool that declared `net_read` or
-   * `net_write`. An isolate serves calls of one tool, so this changes the
-   * global at most once in it (a describe isolate never calls).
-   */
-  let fetchFor: Tool | undefined;
-  function syncFetchGlobal(tool: Tool): void {
-    if (fetchFor === tool) return;
-    fetchFor = tool;
-    const effects = tool.effects as readonly string[];
-    let wantsNet = false;
-    for (let i = 0; I.ArrayIsArray(effects) && i < effects.length; i++) wantsNet ||= effects[i] === "net_read" || effects[i] === "net_write";
-    if (wantsNet) defineGlobal("fetch", ourFetch);
-    else if (globalObject.fetch === ourFetch) delete globalObject.fetch;
-  }
-  const FETCH_HINT = " (fetch is there only for tools that declare the net_read or net_write effect)";
 
   function invokeTool(tool: Tool, name: string, inputJson: string, callId: string, budget: SerializeBudget): GuestAnswer | Promise<GuestAnswer> {
     let value: unknown;
@@ -71,7 +48,6 @@ export function createToolCalls(parts: ToolCallParts) {
         const issues = issuesOf(parsed.error);
         return errorAnswer("invalid_input", `the input does not match the tool's schema: ${summarise(issues)}`, { issues });
       }
-      syncFetchGlobal(tool);
       value = I.apply(tool.run, tool, [parsed.data, I.ObjectFreeze({ callId, tool: name, fs: capabilityApi.fs, state: capabilityApi.state })]);
       if (!isThenable(value)) return answer(tool, value, budget);
     } catch (thrown) {
@@ -136,8 +112,7 @@ export function createToolCalls(parts: ToolCallParts) {
       const { message, stack } = describeThrown(thrown);
       // The host's policy or gate refused a capability and the tool let it through.
       if (isBlocked(thrown)) return errorAnswer("blocked", message);
-      const hinted = fetchFor !== undefined && globalObject.fetch === undefined && /\bfetch is not defined\b/.test(message) ? `${message}${FETCH_HINT}` : message;
-      const failed = errorAnswer("tool_error", hinted, stack === undefined ? undefined : { stack });
+      const failed = errorAnswer("tool_error", message, stack === undefined ? undefined : { stack });
       if (isAllocationRefusal(thrown)) failed.refused = true;
       return failed;
     } catch {

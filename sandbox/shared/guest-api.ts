@@ -47,8 +47,8 @@ export interface GuestApi {
   fire(): number;
   /** Runs the runtime's own paths once on a tool of its own (idle time only). */
   warm(): void;
-  /** The host's answer (JSON text) to capability request `seq` of the running call; the tool resumes in this entry. */
-  capability(seq: number, answerJson: string): void;
+  /** The host's answer (JSON text) to capability request `seq` of the running call, and its payload if it has one; the tool resumes in this entry. */
+  capability(seq: number, answerJson: string, payload?: GuestPayload): void;
 }
 
 /** The callbacks the worker lends the guest, taken off the global object before any tool code runs. */
@@ -61,9 +61,16 @@ export type GuestLent = {
   __corral_random: (count: number) => string;
   /** Runs the URL script (whatwg-url) in this context once, leaving its exports under `__corral_url_module`. */
   __corral_load_url: () => void;
-  /** Sends capability request `seq` (JSON text) to the host (fire-and-forget; the answer comes through `capability`). */
-  __corral_capability: (seq: number, requestJson: string) => void;
+  /** Sends capability request `seq` (JSON text, and its payload if it has one) to the host (fire-and-forget; the answer comes through `capability`). */
+  __corral_capability: (seq: number, requestJson: string, payload?: GuestPayload) => void;
 };
+
+/**
+ * A capability's payload as it crosses the isolate's boundary, copied once by
+ * isolated-vm: bytes (a body, a file) or text (a state value's JSON). Never
+ * inside a JSON text (see capability-messages.ts).
+ */
+export type GuestPayload = ArrayBuffer | Uint8Array | string;
 
 /** Checks an answer copied out of the isolate: the worker trusts its shape only after this. */
 export function isGuestAnswer(value: unknown): value is GuestAnswer {

@@ -11,6 +11,7 @@
  */
 import { z } from "zod";
 import { FastLane } from "./fast-lane-schemas.js";
+import { PayloadCaps } from "./capability-messages.js";
 import { BundleRef, CallLimits, Scope } from "./task-parts.js";
 
 /** JSON text travels as strings so that nothing is serialised twice. */
@@ -36,6 +37,8 @@ export const CallTask = z.strictObject({
   fresh: z.literal(true).optional(),
   /** A Code Mode script's pre-authorized tools (fast-lane-schemas.ts). */
   fastLane: FastLane.optional(),
+  /** The largest payload of each kind this call's capability requests may carry (its source's grant); left out: none. */
+  payloadCaps: PayloadCaps.optional(),
 });
 export type CallTask = z.infer<typeof CallTask>;
 

@@ -2,15 +2,17 @@
  * @module sandbox/worker/capability-relay
  * The worker's part in a capability request: it carries, it never decides.
  * A guest's request goes to the host on the serve channel as it is (JSON
- * text); the host's answer comes back to the isolate of the call that asked,
- * found by call id. An answer for a call that has ended is dropped. A
+ * text), its payload beside it (capability-payload.ts: past the call's cap,
+ * only its size); the host's answer comes back to the isolate of the call
+ * that asked, found by call id. An answer for a call that has ended is dropped. A
  * Code Mode script's fast lane sees its requests first (setLocalRelay) and
  * answers the tool calls the host pre-authorized without a message.
  */
-import { CapabilityPauseMessage, CapabilityReplyMessage, isCapabilityReplyMessage, type CapabilityRequestMessage } from "../shared/capability-messages.js";
+import { CapabilityPauseMessage, CapabilityReplyMessage, isCapabilityReplyMessage, type CapabilityRequestMessage, type PayloadCaps, type WirePayload } from "../shared/capability-messages.js";
+import { outgoingPayload } from "./capability-payload.js";
 
-/** The call that asked: `deliver` an answer (which restarts a paused clock), or `pause` its clock. */
-export type CapabilityCall = { deliver(seq: number, answerJson: string, pausedMs: number): void; pause(): void };
+/** The call that asked: `deliver` an answer and its payload (which restarts a paused clock), or `pause` its clock. */
+export type CapabilityCall = { deliver(seq: number, answerJson: string, pausedMs: number, payload?: WirePayload): void; pause(): void };
 
 /**
  * Answers a call's requests in this worker where it can (a Code Mode
@@ -27,6 +29,12 @@ export type LocalRelay = {
 
 const waiting = new Map<string, CapabilityCall>();
 const local = new Map<string, LocalRelay>();
+const calls = new Map<string, { tool: string; payloadCaps: PayloadCaps | undefined }>();
+
+/** What the worker knows of the call `callId` from its task (its tool, its payload caps), until endCapabilityCall. */
+export function openCapabilityCall(callId: string, task: { tool: string; payloadCaps?: PayloadCaps | undefined }): void {
+  calls.set(callId, { tool: task.tool, payloadCaps: task.payloadCaps });
+}
 
 /** From now until `endLocalRelay`, `callId`'s requests go to `relay` first. */
 export function setLocalRelay(callId: string, relay: LocalRelay): void {
@@ -42,22 +50,25 @@ export function answerNow(callId: string, seq: number, requestJson: string): str
   return local.get(callId)?.now(seq, requestJson);
 }
 
-export function sendCapabilityRequest(callId: string, seq: number, requestJson: string, given: CapabilityCall): void {
+export function sendCapabilityRequest(callId: string, seq: number, requestJson: string, given: CapabilityCall, payload?: unknown): void {
   const relay = local.get(callId);
   const call = relay === undefined ? given : relay.relay(seq, requestJson, given);
-  if (call !== undefined) askHost(callId, seq, requestJson, call);
+  if (call !== undefined) askHost(callId, seq, requestJson, call, payload);
 }
 
-/** Sends the request to the host; its answer goes to `call`. */
-export function askHost(callId: string, seq: number, requestJson: string, call: CapabilityCall): void {
+/** Sends the request (and its payload, within the call's cap) to the host; its answer goes to `call`. */
+export function askHost(callId: string, seq: number, requestJson: string, call: CapabilityCall, payload?: unknown): void {
   waiting.set(callId, call);
-  const message: CapabilityRequestMessage = { corral: 1, type: "capability", callId, seq, requestJson };
+  const known = calls.get(callId);
+  const message: CapabilityRequestMessage = { corral: 1, type: "capability", callId, seq, requestJson, ...outgoingPayload(requestJson, payload, known?.payloadCaps) };
+  if (known !== undefined) message.tool = known.tool;
   process.send?.(message);
 }
 
 /** The call ended: later answers to it are dropped. */
 export function endCapabilityCall(callId: string): void {
   waiting.delete(callId);
+  calls.delete(callId);
 }
 
 /** Takes the message if it is a capability answer (true), delivering it to its call. */
@@ -70,7 +81,7 @@ export function receiveCapabilityReply(raw: unknown): boolean {
   }
   const parsed = CapabilityReplyMessage.safeParse(raw);
   if (!parsed.success) return true;
-  const { callId, seq, answerJson, pausedMs } = parsed.data.capability;
-  waiting.get(callId)?.deliver(seq, answerJson, pausedMs);
+  const { callId, seq, answerJson, pausedMs, payload } = parsed.data.capability;
+  waiting.get(callId)?.deliver(seq, answerJson, pausedMs, payload);
   return true;
 }

@@ -176,10 +176,10 @@ export class FastLane {
     this.#inFlight++;
     let answered = false;
     return {
-      deliver: (seq, answerJson, pausedMs) => {
+      deliver: (seq, answerJson, pausedMs, payload) => {
         if (!answered) this.#inFlight--;
         answered = true;
-        call.deliver(seq, answerJson, pausedMs);
+        call.deliver(seq, answerJson, pausedMs, payload);
       },
       pause: () => call.pause(),
     };

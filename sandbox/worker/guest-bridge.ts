@@ -64,9 +64,15 @@ export class GuestBridge {
     return typeof next === "number" ? next : -1;
   }
 
-  /** Delivers the host's answer to capability request `seq` of the running call. */
-  capability(seq: number, answerJson: string, timeoutMs: number): void {
-    this.#refs.capability.applySync(undefined, [seq, answerJson], { arguments: { copy: true }, timeout: timeoutMs });
+  /**
+   * Delivers the host's answer to capability request `seq` of the running
+   * call, and its payload: copied into the isolate once, as an ArrayBuffer
+   * the isolate's allocator counts (past its limit isolated-vm throws a
+   * RangeError here and leaves the isolate as it was).
+   */
+  capability(seq: number, answerJson: string, payload: ArrayBuffer | string | undefined, timeoutMs: number): void {
+    const args = payload === undefined ? [seq, answerJson] : [seq, answerJson, payload];
+    this.#refs.capability.applySync(undefined, args, { arguments: { copy: true }, timeout: timeoutMs });
   }
 
   warm(timeoutMs: number): void {

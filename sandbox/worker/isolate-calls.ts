@@ -18,6 +18,8 @@ import type { CallLimits } from "../shared/task-parts.js";
 import type { Phase } from "../shared/classify.js";
 import type { GuestAnswer } from "../shared/guest-api.js";
 import { answerNow, endCapabilityCall, sendCapabilityRequest } from "./capability-relay.js";
+import { incomingPayload, isAllocationRefused, noRoomAnswer, noRoomForText, payloadBytes } from "./capability-payload.js";
+import type { WirePayload } from "../shared/capability-messages.js";
 import { GuestContractError, type GuestBridge } from "./guest-bridge.js";
 import { GuestTimers } from "./guest-timers.js";
 import { CallClock } from "./call-clock.js";
@@ -50,11 +52,13 @@ export class IsolateCalls {
   readonly #clock = new CallClock();
   #callId = "";
   #inCall = false;
+  /** The running call's memory limit, in bytes: a capability's payload is copied in only if it fits. */
+  #memoryLimitBytes = 0;
   /** What the guest's callbacks reach in this worker (isolate-setup.ts lends them). */
   readonly lent: LentCallbacks = {
     wake: (delayMs: number) => this.#timers.wake(delayMs),
     done: (seq: number) => this.#onDone(seq),
-    capability: (seq: number, json: string) => this.#onCapabilityNow(seq, json),
+    capability: (seq: number, json: string, payload?: unknown) => this.#onCapabilityNow(seq, json, payload),
   };
 
   constructor(isolate: IsolatedVM.Isolate, meter: IsolateMeter, owner: IsolateOwner) {
@@ -81,6 +85,7 @@ export class IsolateCalls {
    */
   invokeNow(tool: string, inputJson: string, callId: string, limits: CallLimits): RunResult | Promise<RunResult> {
     this.#callId = callId;
+    this.#memoryLimitBytes = limits.memoryMb * 1024 * 1024;
     return this.#run("call", limits, () => {
       const seq = ++this.#seq;
       const request = { seq, tool, inputJson, callId, maxBytes: limits.maxOutputBytes, maxDepth: limits.maxDepth };
@@ -203,7 +208,7 @@ export class IsolateCalls {
   }
 
   /** The guest's request, inside its entry: answered now (JSON text) by a local relay, or later. */
-  #onCapabilityNow(seq: unknown, requestJson: unknown): string | undefined {
+  #onCapabilityNow(seq: unknown, requestJson: unknown, payload: unknown): string | undefined {
     if (!this.#inCall || typeof seq !== "number" || typeof requestJson !== "string") return undefined;
     const callId = this.#callId;
     const now = answerNow(callId, seq, requestJson);
@@ -215,17 +220,23 @@ export class IsolateCalls {
       });
       return undefined;
     }
-    queueMicrotask(() => this.#onCapability(seq, requestJson));
+    queueMicrotask(() => this.#onCapability(seq, requestJson, payload));
     return undefined;
   }
 
   /** The guest asked for a capability: the host performs it (fire-and-forget from the guest's side). */
-  #onCapability(seq: unknown, requestJson: unknown): void {
-    if (!this.#inCall || typeof seq !== "number" || typeof requestJson !== "string") return;
-    sendCapabilityRequest(this.#callId, seq, requestJson, {
-      deliver: (answerSeq, answerJson, pausedMs) => this.#deliverCapability(answerSeq, answerJson, pausedMs),
-      pause: () => this.#pauseClock(),
-    });
+  #onCapability(seq: number, requestJson: string, payload: unknown): void {
+    if (!this.#inCall) return;
+    sendCapabilityRequest(
+      this.#callId,
+      seq,
+      requestJson,
+      {
+        deliver: (answerSeq, answerJson, pausedMs, answerPayload) => this.#deliverCapability(answerSeq, answerJson, pausedMs, answerPayload),
+        pause: () => this.#pauseClock(),
+      },
+      payload,
+    );
   }
 
   /** The host waits on its gate: the deadline stops, keeping what was left of the call's time. */
@@ -238,14 +249,24 @@ export class IsolateCalls {
    * may settle (then the guest calls done). Time the host's gate waited is
    * added to the call's deadline: an approver's wait is not the tool's time.
    */
-  #deliverCapability(seq: number, answerJson: string, pausedMs: number): void {
+  #deliverCapability(seq: number, answerJson: string, pausedMs: number, payload?: WirePayload): void {
     if (!this.#inCall || this.#isolate.isDisposed) return;
     this.#callDeadline = this.#clock.resume(this.#callDeadline, pausedMs);
     const left = Math.max(1, Math.floor(this.#callDeadline - performance.now()));
+    const inbound = incomingPayload(payload);
+    const refusal = noRoomForText(inbound, () => this.#meter.readHeap(), this.#memoryLimitBytes);
     try {
-      this.#enter(() => this.#guest.capability(seq, answerJson, left));
+      if (refusal === undefined) this.#guest.capability(seq, answerJson, inbound, left);
+      else this.#enter(() => this.#guest.capability(seq, refusal, undefined, left));
     } catch (error) {
-      this.#failWaiting(error as Error);
+      // No room for the payload (isolated-vm's allocator refused it, after a collection, and left the isolate as it was):
+      // corral's copy is never what takes an isolate past its limit; the tool hears too_large.
+      if (inbound !== undefined && isAllocationRefused(error) && !this.#isolate.isDisposed) {
+        const refusal = noRoomAnswer(payloadBytes(inbound), this.#meter.readHeap(), this.#memoryLimitBytes);
+        this.#enter(() => this.#guest.capability(seq, refusal, undefined, left));
+        return;
+      }
+      if (error instanceof GuestContractError || this.#isolate.isDisposed || performance.now() >= this.#callDeadline - 1) this.#failWaiting(error as Error);
     }
   }
 

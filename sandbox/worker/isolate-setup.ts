@@ -40,8 +40,8 @@ export type LentCallbacks = {
   wake: (delayMs: number) => void;
   /** Call `seq` settled after waiting. */
   done: (seq: number) => void;
-  /** A capability request, inside the guest's entry: its answer now (JSON text), or undefined for later. */
-  capability: (seq: number, requestJson: string) => string | undefined;
+  /** A capability request and its payload (isolated-vm's copy), inside the guest's entry: its answer now (JSON text), or undefined for later. */
+  capability: (seq: number, requestJson: string, payload?: unknown) => string | undefined;
 };
 
 /** Lends the callbacks and runs the guest runtime in `context`; answers the bridge to its API. */

@@ -29,6 +29,7 @@ import { LoadFailure, ToolIsolate } from "./tool-isolate.js";
 import { zeroMetrics, type RunResult } from "./run-result.js";
 import { failed, ownFailure } from "./own-replies.js";
 import { runWarmUp } from "./warm-up.js";
+import { openCapabilityCall } from "./capability-relay.js";
 
 export const WorkerSettings = z.strictObject({
   maxWarmIsolates: z.number().int().positive(),
@@ -240,6 +241,7 @@ export class WorkerCore {
       if (outermost) this.#running = undefined;
     };
     let run: RunResult | Promise<RunResult>;
+    openCapabilityCall(task.callId, task);
     try {
       run = isolate.invokeNow(task.tool, task.inputJson, task.callId, task.limits);
     } catch (error) {

@@ -3,6 +3,7 @@
 // met, and where the time goes. Overwritten on every run.
 import { writeFileSync } from "node:fs";
 import { us, ms, ratio, int, perCall, mdTable } from "./report-format.mjs";
+import { payloadSection } from "./payload.mjs";
 import { sporadicRows, targets, warmRows, throughputRows, coldRows, recoveryRows, bystanderRows, memoryRows, profileTables, eventLoopRows, codeModeRows, telemetryRows, fetchRows } from "./report-rows.mjs";
 
 /** What the SQLite ledger adds to a warm call at p50 (default ledger against `store: false`); its records of ok calls are written behind the results. */
@@ -121,6 +122,8 @@ A warm tool that fetches a 33-byte page from a server on 127.0.0.1 (net_read all
 
 ${mdTable(["case", "p50", "p99", "÷ Node p50"], fetchRows(r))}`);
   }
+
+  if (r.payload !== undefined) sections.push(payloadSection(r.payload));
 
   if (r.telemetry !== undefined) {
     sections.push(`## OpenTelemetry hooks

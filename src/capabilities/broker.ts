@@ -17,14 +17,14 @@
  * `open` and the close it returns (the call path brackets the pool's run).
  */
 import type { Logger } from "pino";
-import { CapabilityRequest, type CapabilityAnswer, type CapabilityErrorCode, type CapabilityRequestMessage } from "../../sandbox/shared/capability-messages.js";
+import { CapabilityRequest, type CapabilityAnswer, type CapabilityErrorCode, type CapabilityRequestMessage, type PayloadCaps, type WirePayload } from "../../sandbox/shared/capability-messages.js";
 import type { Effect } from "../../sandbox/shared/tool-vocabulary.js";
 import { askGate, type BeforeToolCall, type ResolvedEffectPolicy } from "../gate/index.js";
 import { checkSourceId } from "../registry/source.js";
 import type { CapabilityStore, CapabilityOutcome } from "./capability-store.js";
 import type { GrantResolver, SourceGrant } from "./options.js";
 import { CapabilityError } from "./capability-error.js";
-import { perform } from "./perform.js";
+import { perform, type Incoming } from "./perform.js";
 
 export type OpenCall = {
   callId: string;
@@ -89,6 +89,7 @@ const GRANT_OPTION: Record<keyof SourceGrant, string> = { net: "capabilities.net
 export class CapabilityBroker {
   readonly #options: BrokerOptions;
   readonly #calls = new Map<string, CallState>();
+  readonly #lanes = new Map<string, { signal: AbortSignal | undefined; tools: Map<string, { name: string; source: string; limits: { timeoutMs: number } }> }>();
 
   constructor(options: BrokerOptions) {
     this.#options = options;
@@ -100,9 +101,41 @@ export class CapabilityBroker {
     return () => this.#calls.delete(call.callId);
   }
 
+  /** The payload caps a call of `source` runs under (its grant's), for its task: the worker holds payloads to them. */
+  payloadCaps(source: string): PayloadCaps | undefined {
+    const grant = this.#options.grants(source);
+    const caps: PayloadCaps = {};
+    if (grant.net !== undefined) caps.requestBytes = grant.net.maxRequestBytes;
+    if (grant.fs !== undefined) caps.fileBytes = grant.fs.maxFileBytes;
+    if (grant.state !== undefined) caps.stateBytes = grant.state.quotaBytes;
+    return grant.net === undefined && grant.fs === undefined && grant.state === undefined ? undefined : caps;
+  }
+
+  /**
+   * Registers a Code Mode script's fast lane (its tools, each with no
+   * effects: fastToolOf admits no other): a lane call runs in the script's
+   * worker under an id `<script call id>/<n>` the host never opened, and
+   * its capability requests are judged as its tool's, by the same rules
+   * (so they answer `undeclared`, as the same tool called directly would).
+   * The returned function forgets the lane.
+   */
+  openLane(script: { callId: string; signal: AbortSignal | undefined }, tools: readonly { name: string; source: string; limits: { timeoutMs: number } }[]): () => void {
+    this.#lanes.set(script.callId, { signal: script.signal, tools: new Map(tools.map((tool) => [tool.name, tool])) });
+    return () => this.#lanes.delete(script.callId);
+  }
+
+  /** The call a lane call's request stands for (its tool, named by the worker that runs it), if its script's lane has that tool. */
+  #laneCall(message: CapabilityRequestMessage): CallState | undefined {
+    const cut = message.callId.lastIndexOf("/");
+    const lane = cut < 0 || message.tool === undefined ? undefined : this.#lanes.get(message.callId.slice(0, cut));
+    const tool = lane?.tools.get(message.tool ?? "");
+    if (lane === undefined || tool === undefined) return undefined;
+    return { callId: message.callId, source: tool.source, tool: tool.name, effects: [], timeoutMs: tool.limits.timeoutMs, signal: lane.signal, startedAt: performance.now(), pausedMs: 0, requests: 0, uses: 0 };
+  }
+
   /** `paused` is called as the gate starts to wait: the caller stops the call's clocks. */
-  readonly handle = async (message: CapabilityRequestMessage, hooks: { paused(): void } = { paused: () => undefined }): Promise<{ answerJson: string; pausedMs: number }> => {
-    const call = this.#calls.get(message.callId);
+  readonly handle = async (message: CapabilityRequestMessage, hooks: { paused(): void } = { paused: () => undefined }): Promise<{ answerJson: string; pausedMs: number; payload?: WirePayload }> => {
+    const call = this.#calls.get(message.callId) ?? this.#laneCall(message);
     if (call === undefined) return { answerJson: answer({ ok: false, code: "failed", message: "the call is over" }), pausedMs: 0 };
     let request: CapabilityRequest;
     try {
@@ -116,18 +149,19 @@ export class CapabilityBroker {
       return { answerJson: answer({ ok: false, code: "refused", message }), pausedMs: 0 };
     }
     const pausedBefore = call.pausedMs;
-    const result = await this.#judgeAndPerform(call, request, hooks);
-    return { answerJson: answer(result), pausedMs: call.pausedMs - pausedBefore };
+    const { result, payload } = await this.#judgeAndPerform(call, request, { payload: message.payload, payloadBytes: message.payloadBytes }, hooks);
+    const out = { answerJson: answer(result), pausedMs: call.pausedMs - pausedBefore };
+    return payload === undefined ? out : { ...out, payload };
   };
 
-  async #judgeAndPerform(call: CallState, request: CapabilityRequest, hooks: { paused(): void }): Promise<CapabilityAnswer> {
+  async #judgeAndPerform(call: CallState, request: CapabilityRequest, incoming: Incoming, hooks: { paused(): void }): Promise<{ result: CapabilityAnswer; payload?: WirePayload }> {
     const { effects, operation, target, section } = describeRequest(request);
     const declared = call.effects ?? [];
     const effect = effects.find((candidate) => declared.includes(candidate)) ?? (effects[0] as Effect);
     const audit = (outcome: CapabilityOutcome, bytes: number, message?: string) => this.#audit(call, { effect, operation, target, outcome, bytes, message });
-    const refuse = (code: CapabilityErrorCode, message: string): CapabilityAnswer => {
+    const refuse = (code: CapabilityErrorCode, message: string): { result: CapabilityAnswer } => {
       audit(code, 0, message);
-      return { ok: false, code, message };
+      return { result: { ok: false, code, message } };
     };
     if (!effects.some((candidate) => declared.includes(candidate))) {
       return refuse("undeclared", `${operation} needs the "${effects.join('" or "')}" effect, which "${call.tool}" did not declare; add it to the tool's effects`);
@@ -156,6 +190,7 @@ export class CapabilityBroker {
       const performed = await perform(request, grant, {
         source: call.source,
         store: this.#options.store(),
+        incoming,
         fetchLimits: {
           deadline,
           takeRequest: () => {
@@ -164,11 +199,12 @@ export class CapabilityBroker {
         },
       });
       audit("ok", performed.bytes);
-      return { ok: true, value: performed.value };
+      const result: CapabilityAnswer = { ok: true, value: performed.value };
+      return performed.payload === undefined ? { result } : { result, payload: performed.payload };
     } catch (error) {
       const failure = error instanceof CapabilityError ? error : new CapabilityError("failed", (error as Error).message);
       audit(failure.code, 0, failure.message);
-      return { ok: false, code: failure.code, message: failure.message };
+      return { result: { ok: false, code: failure.code, message: failure.message } };
     }
   }
 

@@ -199,8 +199,13 @@ async function readRegularFile(target: string, path: string, policy: FsPolicy, h
   }
 }
 
+/** A file write past `capabilities.fs.maxFileBytes`. */
+export function writeTooLarge(bytes: number, path: string, maxFileBytes: number): CapabilityError {
+  return tooLarge(`writing ${bytes} bytes to ${JSON.stringify(path.slice(0, 500))} is more than the ${maxFileBytes} allowed`);
+}
+
 async function writeRegularFile(target: string, path: string, data: Uint8Array, policy: FsPolicy): Promise<null> {
-  if (data.byteLength > policy.maxFileBytes) throw tooLarge(`writing ${data.byteLength} bytes to ${JSON.stringify(path)} is more than the ${policy.maxFileBytes} allowed`);
+  if (data.byteLength > policy.maxFileBytes) throw writeTooLarge(data.byteLength, path, policy.maxFileBytes);
   // No O_TRUNC: nothing is changed until the handle is known to be a plain file of ours.
   const handle = await open(target, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o644);
   try {

@@ -2,37 +2,57 @@
  * @module src/capabilities/perform
  * Performs one capability request that the broker has already admitted
  * (effect declared, grant present, gate passed): the host's fetch, ctx.fs
- * in the root, ctx.state in the store. Answers plain data for the guest
- * and the bytes it moved, for the audit.
+ * in the root, ctx.state in the store. Answers plain data for the guest,
+ * the payload beside it (a body, a file's bytes, a state value's JSON text:
+ * never inside the JSON) and the bytes it moved, for the audit. A request's
+ * payload is measured against its cap from its length before it is decoded
+ * (the worker sends only the size of one past the call's cap).
  */
-import type { CapabilityRequest } from "../../sandbox/shared/capability-messages.js";
-import { safeFetch, type FetchLimits } from "./safe-fetch.js";
-import { performFs } from "./fs-root.js";
+import { base64Bytes, type CapabilityRequest, type WirePayload } from "../../sandbox/shared/capability-messages.js";
+import { requestTooLarge, safeFetch, type FetchLimits } from "./safe-fetch.js";
+import { performFs, writeTooLarge } from "./fs-root.js";
 import type { CapabilityStore } from "./capability-store.js";
 import type { SourceGrant } from "./options.js";
 import { refused, tooLarge, CapabilityError } from "./capability-error.js";
 import { CAPABILITY_DEFAULTS } from "./options.js";
 
-export type Performed = { value: unknown; bytes: number };
+export type Performed = { value: unknown; payload?: WirePayload; bytes: number };
 
-const toBase64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
-const fromBase64 = (text: string | null | undefined) => (text === null || text === undefined ? null : new Uint8Array(Buffer.from(text, "base64")));
+/** A request's payload as the worker sent it: itself, or (past the call's cap) its size alone. */
+export type Incoming = { payload?: WirePayload | undefined; payloadBytes?: number | undefined };
+
+const toWire = (bytes: Uint8Array): WirePayload => ({ bytesBase64: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64") });
+
+/** The size of a request's payload, from its length (nothing decoded). */
+function sizeOf(incoming: Incoming): number {
+  const { payload } = incoming;
+  if (payload === undefined) return incoming.payloadBytes ?? 0;
+  return "text" in payload ? Buffer.byteLength(payload.text) : base64Bytes(payload.bytesBase64);
+}
+
+/** The payload's bytes, once its size is within `cap` (else `tooLarge(size)` is thrown, before anything is decoded). */
+function bytesWithin(incoming: Incoming, cap: number, tooLarge: (bytes: number) => Error): Uint8Array {
+  const size = sizeOf(incoming);
+  if (size > cap) throw tooLarge(size);
+  const { payload } = incoming;
+  if (payload === undefined) throw new CapabilityError("invalid", "the request's payload did not come with it");
+  const buffer = "text" in payload ? Buffer.from(payload.text) : Buffer.from(payload.bytesBase64, "base64");
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}
 
 export async function perform(
   request: CapabilityRequest,
   grant: SourceGrant,
-  context: { source: string; store: CapabilityStore; fetchLimits: FetchLimits },
+  context: { source: string; store: CapabilityStore; fetchLimits: FetchLimits; incoming: Incoming },
 ): Promise<Performed> {
+  const { incoming } = context;
   switch (request.kind) {
     case "fetch": {
       const net = grant.net as NonNullable<SourceGrant["net"]>;
-      const answer = await safeFetch(
-        { url: request.url, method: request.method, headers: request.headers, body: fromBase64(request.bodyBase64), redirect: request.redirect },
-        net,
-        context.fetchLimits,
-      );
+      const sent = request.body ? bytesWithin(incoming, net.maxRequestBytes, (bytes) => requestTooLarge(bytes, net.maxRequestBytes)) : null;
+      const answer = await safeFetch({ url: request.url, method: request.method, headers: request.headers, body: sent, redirect: request.redirect }, net, context.fetchLimits);
       const { body, ...rest } = answer;
-      return { value: { ...rest, bodyBase64: toBase64(body) }, bytes: body.byteLength + (request.bodyBase64 === null ? 0 : Math.floor((request.bodyBase64.length * 3) / 4)) };
+      return { value: rest, payload: toWire(body), bytes: body.byteLength + (sent?.byteLength ?? 0) };
     }
     case "fs": {
       const fs = grant.fs as NonNullable<SourceGrant["fs"]>;
@@ -40,10 +60,10 @@ export async function perform(
       switch (request.op) {
         case "readFile": {
           const bytes = (await performFs({ op: "readFile", ...base }, fs)) as Uint8Array;
-          return { value: { bytesBase64: toBase64(bytes) }, bytes: bytes.byteLength };
+          return { value: {}, payload: toWire(bytes), bytes: bytes.byteLength };
         }
         case "writeFile": {
-          const data = fromBase64(request.dataBase64 ?? "") as Uint8Array;
+          const data = bytesWithin(incoming, fs.maxFileBytes, (bytes) => writeTooLarge(bytes, request.path, fs.maxFileBytes));
           await performFs({ op: "writeFile", ...base, data }, fs);
           return { value: null, bytes: data.byteLength };
         }
@@ -66,14 +86,21 @@ export async function perform(
       switch (request.op) {
         case "get": {
           const json = await context.store.stateGet(context.source, key);
-          return { value: { json: json ?? null }, bytes: json?.length ?? 0 };
+          if (json === undefined || json === null) return { value: { found: false }, bytes: 0 };
+          return { value: { found: true }, payload: { text: json }, bytes: json.length };
         }
         case "list":
           return { value: await context.store.stateList(context.source, request.prefix ?? "", state.maxKeys), bytes: 0 };
         case "delete":
           return { value: await context.store.stateDelete(context.source, key), bytes: 0 };
         case "set": {
-          const json = request.valueJson ?? "null";
+          const size = sizeOf(incoming);
+          if (incoming.payload === undefined || !("text" in incoming.payload)) {
+            // Past the whole quota (the worker sent its size alone), or no value at all.
+            if (size > 0) throw tooLarge(`setting "${key.slice(0, 100)}" to a value of ${size} bytes would bring ${context.source}'s state past its quota of ${state.quotaBytes} bytes`);
+            throw new CapabilityError("invalid", "ctx.state.set came without its value");
+          }
+          const json = incoming.payload.text;
           try {
             JSON.parse(json);
           } catch {

@@ -90,8 +90,11 @@ function checkedLookup(entry: AllowEntry, resolveName: Resolve) {
   };
 }
 
-function decoder(encoding: string | undefined): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined {
-  switch (encoding?.trim().toLowerCase()) {
+/** The most codings Node's fetch decodes in one response (undici's limit): past it the fetch fails. */
+const MAX_CODINGS = 5;
+
+function decoderOf(coding: string): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined {
+  switch (coding) {
     case "gzip":
     case "x-gzip":
       return zlib.createGunzip();
@@ -102,6 +105,28 @@ function decoder(encoding: string | undefined): zlib.Gunzip | zlib.Inflate | zli
     default:
       return undefined;
   }
+}
+
+/**
+ * The decoders of a Content-Encoding list, in the order they run, as Node's
+ * fetch (undici) reads it: names trimmed and lower-cased, the last coding
+ * applied undone first; a coding it does not know leaves the whole body as
+ * it came (none). More than MAX_CODINGS fail, as in Node.
+ */
+export function decodersOf(header: string | undefined, origin: string): (zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress)[] {
+  if (header === undefined || header.trim() === "") return [];
+  const codings = header.toLowerCase().split(",").map((coding) => coding.trim());
+  if (codings.length > MAX_CODINGS) throw failed(`fetching ${origin} failed: too many content-encodings in response: ${codings.length}, maximum allowed is ${MAX_CODINGS}`);
+  const decoders = [];
+  for (let i = codings.length - 1; i >= 0; i--) {
+    const decoder = decoderOf(codings[i] as string);
+    if (decoder === undefined) {
+      for (const made of decoders) made.destroy();
+      return [];
+    }
+    decoders.push(decoder);
+  }
+  return decoders;
 }
 
 type Hop = { status: number; statusText: string; headers: [string, string][]; body: Uint8Array; location: string | undefined };
@@ -177,9 +202,18 @@ function requestOnce(
       if (Number.isFinite(declared) && declared > policy.maxResponseBytes) {
         return fail(tooLarge(`the response of ${url.origin} declares ${declared} bytes, more than the ${policy.maxResponseBytes} allowed`));
       }
-      const decode = decoder(response.headers["content-encoding"]);
-      const stream = decode === undefined ? response : response.pipe(decode);
-      if (decode !== undefined) {
+      let decoders: ReturnType<typeof decodersOf>;
+      try {
+        decoders = decodersOf(response.headers["content-encoding"], url.origin);
+      } catch (error) {
+        return fail(error as Error);
+      }
+      let stream: NodeJS.ReadableStream = response;
+      for (const decoder of decoders) {
+        decoder.on("error", fail);
+        stream = stream.pipe(decoder);
+      }
+      if (decoders.length > 0) {
         // Decoded bodies carry no encoding the tool could misread.
         for (let i = headerPairs.length - 1; i >= 0; i--) {
           const name = (headerPairs[i] as [string, string])[0].toLowerCase();
@@ -202,14 +236,17 @@ function requestOnce(
   });
 }
 
+/** A request body past `capabilities.net.maxRequestBytes`. */
+export function requestTooLarge(bytes: number, maxRequestBytes: number): CapabilityError {
+  return tooLarge(`the request body (${bytes} bytes) is larger than the ${maxRequestBytes} allowed`);
+}
+
 export async function safeFetch(input: FetchRequest, policy: NetPolicy, limits: FetchLimits): Promise<FetchAnswer> {
   let url = parseUrl(input.url);
   let method = input.method;
   let headers = input.headers;
   let body = input.body;
-  if (body !== null && body.byteLength > policy.maxRequestBytes) {
-    throw tooLarge(`the request body (${body.byteLength} bytes) is larger than the ${policy.maxRequestBytes} allowed`);
-  }
+  if (body !== null && body.byteLength > policy.maxRequestBytes) throw requestTooLarge(body.byteLength, policy.maxRequestBytes);
   for (let redirects = 0; ; redirects++) {
     const entry = checkUrl(url, policy);
     limits.takeRequest();

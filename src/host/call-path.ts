@@ -130,6 +130,11 @@ async function runEntry(deps: CallDeps, entry: CatalogEntry, input: unknown, opt
   }
 }
 
+const both = (first: (() => void) | undefined, second: () => void) => () => {
+  first?.();
+  second();
+};
+
 const NESTED_ADMISSION = { ok: true as const, release: () => undefined };
 
 type SandboxRun = {
@@ -165,10 +170,18 @@ function sandboxRun(deps: CallDeps, entry: CatalogEntry, inputJson: string, info
     signal: options.signal,
   });
   if (closeCapabilities !== undefined) run.closeCapabilities = closeCapabilities;
+  // The worker holds the call's payloads to its grant's caps before it copies them on.
+  const payloadCaps = deps.capabilities?.payloadCaps(entry.source);
+  if (payloadCaps !== undefined) task.payloadCaps = payloadCaps;
   if (runner.kind === "script") {
     // A script's tool calls are answered from here until its run is over; then they go into `details`.
     run.closeScript = runner.open(info.callId, { traceContext: span.context, signal: options.signal, scope: options.scope });
-    if (runner.fastLane !== undefined) task.fastLane = scope === "" ? runner.fastLane : { ...runner.fastLane, scope };
+    if (runner.fastLane !== undefined) {
+      task.fastLane = scope === "" ? runner.fastLane : { ...runner.fastLane, scope };
+      // The lane's calls run under ids the host never opened: their capability requests are judged as their tools'.
+      const closeLane = deps.capabilities?.openLane({ callId: info.callId, signal: options.signal }, runner.fastLane.tools);
+      if (closeLane !== undefined) run.closeCapabilities = both(run.closeCapabilities, closeLane);
+    }
   }
   return run;
 }

@@ -8,7 +8,7 @@
  * script's nested calls go to its session's NestedCalls from here.
  */
 import type { Logger } from "pino";
-import { CapabilityRequestMessage, type CapabilityPauseMessage, type CapabilityReplyMessage } from "../../sandbox/shared/capability-messages.js";
+import { CapabilityRequestMessage, type CapabilityPauseMessage, type CapabilityReplyMessage, type WirePayload } from "../../sandbox/shared/capability-messages.js";
 import type { CallTask } from "../../sandbox/shared/tasks.js";
 import type { NestedCalls, NestedOutcome } from "./nested-calls.js";
 
@@ -19,8 +19,11 @@ import type { NestedCalls, NestedOutcome } from "./nested-calls.js";
  */
 export type CapabilityHooks = { paused(): void; nested(task: CallTask): Promise<NestedOutcome> };
 
-/** Performs a tool's capability request; `pausedMs`: time its gate waited. */
-export type CapabilityHandler = (message: CapabilityRequestMessage, hooks: CapabilityHooks) => Promise<{ answerJson: string; pausedMs: number }>;
+/** A handler's answer: JSON text for the guest, the payload beside it (a body, a file, a state value), and the time its gate waited. */
+export type CapabilityAnswerOut = { answerJson: string; pausedMs: number; payload?: WirePayload };
+
+/** Performs a tool's capability request. */
+export type CapabilityHandler = (message: CapabilityRequestMessage, hooks: CapabilityHooks) => Promise<CapabilityAnswerOut>;
 
 /** The clock of the task the worker runs (its session's schedule: worker-schedule.ts): stopped while a gate waits. */
 export type HeadClock = {
@@ -56,9 +59,11 @@ export function serveCapability(raw: unknown, deps: CapabilityChannelDeps): void
   };
   const nested = (task: CallTask) => (isRunning() ? deps.nested.run(task) : Promise.resolve<NestedOutcome>({ ok: false, kind: "cancelled", message: "the script has ended" }));
   handler(request, { paused, nested }).then(
-    ({ answerJson, pausedMs }) => {
+    ({ answerJson, pausedMs, payload }) => {
       if (pausedLeftMs !== undefined && isRunning()) deps.clock.resume(pausedLeftMs);
-      deps.send({ corral: 1, capability: { callId: request.callId, seq: request.seq, answerJson, pausedMs } });
+      const capability: CapabilityReplyMessage["capability"] = { callId: request.callId, seq: request.seq, answerJson, pausedMs };
+      if (payload !== undefined) capability.payload = payload;
+      deps.send({ corral: 1, capability });
     },
     (error: unknown) => deps.logger.error({ err: error, callId: request.callId }, "a capability request failed in the host"),
   );

@@ -97,7 +97,7 @@ describe("capabilities end to end", { timeout: 120_000 }, () => {
       await load(host, "sneaky", [], `return await fetch("${server.origin}/page").then((r) => r.status);`);
       const undeclared = failure(await host.call("sneaky", {}));
       assert.equal(undeclared.kind, "tool_error");
-      assert.match(undeclared.message, /fetch is not defined \(fetch is there only for tools that declare the net_read or net_write effect\)/);
+      assert.match(undeclared.message, /fetch GET needs the "net_read" effect, which "sneaky" did not declare/);
       await load(host, "poster", ["net_read"], `return await fetch("${server.origin}/page", { method: "POST", body: "x" }).then((r) => r.status);`);
       assert.match(failure(await host.call("poster", {})).message, /needs the "net_write" effect/);
       await load(host, "writer", ["read"], `await ctx.fs.writeFile("x.txt", "x"); return "wrote";`);

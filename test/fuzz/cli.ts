@@ -3,9 +3,15 @@
  * `npm run fuzz -- --count N --seed S [--workers W] [--no-shrink]`: a long
  * fuzz campaign (campaign.ts). Prints progress, each failure's seed, reason
  * and shrunk program, and a summary; exits 1 if any program failed.
+ * `--campaign payloads` runs the payload campaign instead (payloads.ts):
+ * capability payload sizes around each cap.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { runCampaign, type Failure } from "./campaign.js";
+import { runPayloadCampaign } from "./payloads.js";
 
 const { values } = parseArgs({
   options: {
@@ -13,6 +19,7 @@ const { values } = parseArgs({
     seed: { type: "string", default: String(Date.now() % 1_000_000_000) },
     workers: { type: "string", default: "2" },
     "no-shrink": { type: "boolean", default: false },
+    campaign: { type: "string", default: "programs" },
   },
 });
 const count = Number(values.count);
@@ -20,6 +27,19 @@ const seed = Number(values.seed);
 const workers = Number(values.workers);
 if (!Number.isInteger(count) || count < 1 || !Number.isInteger(seed) || !Number.isInteger(workers) || workers < 1) {
   console.error("usage: npm run fuzz -- --count <programs> --seed <integer> [--workers <n>] [--no-shrink]");
+  process.exit(2);
+}
+
+if (values.campaign === "payloads") {
+  console.log(`corral fuzz (payloads): ${count} cases from seed ${seed}`);
+  const dir = mkdtempSync(join(tmpdir(), "corral-payload-fuzz-"));
+  const stats = await runPayloadCampaign(dir, { count, seed, onFailure: (f) => console.log(`\nFAILURE seed=${f.seed}: ${f.reason}\n  replay: npm run fuzz -- --campaign payloads --count 1 --seed ${f.seed}`) }).finally(() =>
+    rmSync(dir, { recursive: true, force: true }),
+  );
+  console.log(JSON.stringify({ cases: stats.ran, failures: stats.failures, struck: stats.struck, outcomes: stats.outcomes }, null, 2));
+  process.exit(stats.failures.length === 0 && stats.struck.length === 0 ? 0 : 1);
+} else if (values.campaign !== "programs") {
+  console.error("--campaign is programs (the default) or payloads");
   process.exit(2);
 }
 

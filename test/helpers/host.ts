@@ -81,7 +81,7 @@ export async function untilBothWorkersServe(host: Host, tool = "boot"): Promise<
 }
 
 /** Source text of a one-tool module, for agent-style loads. */
-export function toolSource(body: { name: string; run: string; input?: string; extra?: string; top?: string }): string {
+export function toolSource(body: { name: string; run: string; input?: string; effects?: string[]; extra?: string; top?: string }): string {
   return `import { defineTool } from "corral";
 import { z } from "zod";
 ${body.top ?? ""}
@@ -89,7 +89,7 @@ export default defineTool({
   name: ${JSON.stringify(body.name)},
   description: "test tool ${body.name}",
   input: ${body.input ?? "z.object({})"},
-  effects: [],
+  effects: ${JSON.stringify(body.effects ?? [])},
   ${body.extra ?? ""}
   async run(input, ctx) { ${body.run} },
 });

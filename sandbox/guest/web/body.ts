@@ -3,7 +3,9 @@
  * The Fetch standard's body mixin for `Request` and `Response`, over bytes
  * held in memory (the host gives a fetch's whole body, capped, at once; the
  * isolate has no streams): `text`, `json`, `arrayBuffer`, `bytes`,
- * `bodyUsed`. A body is read once.
+ * `bodyUsed`. A body is read once: its bytes are handed over (not copied)
+ * and let go of, so a payload costs its isolate its bytes and what the tool
+ * makes of them, no more.
  */
 import { encodeUtf8, TextDecoder, bytesOf } from "./text-codec.js";
 
@@ -39,14 +41,19 @@ export class Body {
   #consume(): Uint8Array {
     if (this.#used) throw new TypeError("Body is unusable: Body has already been read");
     this.#used = true;
-    return this.#bytes ?? new Uint8Array(0);
+    const bytes = this.#bytes ?? new Uint8Array(0);
+    this.#bytes = null;
+    return bytes;
   }
 
+  // The body's bytes are its own (extractBody copied the init; a host body is
+  // this isolate's copy) and are read once: handed over as they are.
   async bytes(): Promise<Uint8Array> {
-    return this.#consume().slice();
+    return this.#consume();
   }
   async arrayBuffer(): Promise<ArrayBuffer> {
-    return this.#consume().slice().buffer as ArrayBuffer;
+    const bytes = this.#consume();
+    return (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer) as ArrayBuffer;
   }
   async text(): Promise<string> {
     return new TextDecoder().decode(this.#consume());

@@ -1,19 +1,21 @@
 /**
  * @module sandbox/guest/web/fetch
- * The standard `fetch` global, backed by the host: the request is made into
- * a `Request` here (so bad input fails as in Node), sent through the
- * capability relay, and the host's answer comes back as a `Response`. A
+ * The standard `fetch` global, in every isolate, backed by the host: the
+ * request is made into a `Request` here (so bad input fails as in Node),
+ * sent through the capability relay with its body beside it as bytes, and
+ * the host's answer comes back as a `Response` over the bytes the worker
+ * copied in (no copy here). A use the tool's effects do not declare is
+ * refused by the host, code `undeclared`, as ctx.fs and ctx.state are. A
  * refusal rejects with a TypeError (as a network error does in Node) whose
  * message names what was refused and why, and whose `code` says the kind.
  * An aborted signal rejects with its reason; the host's request is then
  * left to finish and its answer ignored.
  */
-import type { CapabilityClient } from "../capability-client.js";
+import type { CapabilityClient, Exchanged } from "../capability-client.js";
 import { isBlocked, markBlocked } from "../signals.js";
-import { base64ToBytes, bytesToBase64 } from "./bytes.js";
 import type { Request as RequestClass } from "./request.js";
 
-type FetchValue = { status: number; statusText: string; headers: [string, string][]; bodyBase64: string; url: string; redirected: boolean };
+type FetchValue = { status: number; statusText: string; headers: [string, string][]; url: string; redirected: boolean };
 type AbortLike = { aborted: boolean; reason: unknown; addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void };
 
 export function createFetch(client: CapabilityClient) {
@@ -24,22 +26,25 @@ export function createFetch(client: CapabilityClient) {
     const signal = request.signal as AbortLike | null;
     if (signal?.aborted === true) throw signal.reason;
     const body = request.bodyBytes();
-    const pending = client.request({
-      kind: "fetch",
-      url: request.url,
-      method: request.method,
-      headers: [...request.headers],
-      bodyBase64: body === null ? null : bytesToBase64(body),
-      redirect: request.redirect as "follow" | "error" | "manual",
-    });
-    let value: FetchValue;
+    const pending = client.exchange(
+      {
+        kind: "fetch",
+        url: request.url,
+        method: request.method,
+        headers: [...request.headers],
+        body: body !== null,
+        redirect: request.redirect as "follow" | "error" | "manual",
+      },
+      body ?? undefined,
+    );
+    let exchanged: Exchanged;
     try {
-      value = (await (signal === null
+      exchanged = await (signal === null
         ? pending
-        : new Promise<unknown>((resolve, reject) => {
+        : new Promise<Exchanged>((resolve, reject) => {
             signal.addEventListener("abort", () => reject(signal.reason), { once: true });
             pending.then(resolve, reject);
-          }))) as FetchValue;
+          }));
     } catch (error) {
       if (signal !== null && (signal as AbortLike).aborted && error === signal.reason) throw error;
       const refusal = error as { code?: string; message?: string };
@@ -47,11 +52,13 @@ export function createFetch(client: CapabilityClient) {
       if (isBlocked(error)) markBlocked(failed);
       throw failed;
     }
+    const value = exchanged.value as FetchValue;
+    const payload = exchanged.payload;
     return responseFromHost({
       status: value.status,
       statusText: value.statusText,
       headers: value.headers,
-      body: base64ToBytes(value.bodyBase64),
+      body: payload instanceof ArrayBuffer ? new Uint8Array(payload) : new Uint8Array(0),
       url: value.url,
       redirected: value.redirected,
     });

@@ -60,7 +60,8 @@ export class Request extends Body {
       if (extracted.type !== null && !this.#headers.has("content-type")) this.#headers.set("content-type", extracted.type);
     } else if (source !== undefined) {
       if (source.bodyUsed) throw new TypeError("Cannot construct a Request with a Request object that has already been used.");
-      bytes = source.bodyBytes();
+      // A copy: a clone's body is its own, as in Node (read once, handed over as it is).
+      bytes = source.bodyBytes()?.slice() ?? null;
     }
     this.setBody(bytes);
   }

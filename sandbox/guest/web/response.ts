@@ -9,7 +9,8 @@ import { Headers, type HeadersInit } from "./headers.js";
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-let internal: { type: string; url: string; redirected: boolean; status?: number } | undefined;
+/** Set just before `new Response` by this module: a host's or a clone's fields; `body` is adopted as it is (no copy). */
+let internal: { type: string; url: string; redirected: boolean; status?: number; body?: Uint8Array | null } | undefined;
 
 export type ResponseInit = { status?: number; statusText?: string; headers?: HeadersInit };
 
@@ -37,7 +38,7 @@ export class Response extends Body {
     this.#type = made?.type ?? "default";
     this.#url = made?.url ?? "";
     this.#redirected = made?.redirected ?? false;
-    const { bytes, type } = extractBody(body);
+    const { bytes, type } = made?.body !== undefined ? { bytes: made.body, type: null } : extractBody(body);
     if (bytes !== null && NULL_BODY_STATUSES.has(status)) throw new TypeError("Response with null body status cannot have body");
     if (type !== null && !this.#headers.has("content-type")) this.#headers.set("content-type", type);
     this.setBody(bytes);
@@ -100,6 +101,7 @@ export function responseFromHost(fields: {
   url: string;
   redirected: boolean;
 }): Response {
-  internal = { type: "basic", url: fields.url, redirected: fields.redirected, status: fields.status };
-  return new Response(NULL_BODY_STATUSES.has(fields.status) ? null : fields.body, { statusText: fields.statusText, headers: fields.headers });
+  // The body is the bytes the worker copied into this isolate: adopted, not copied again.
+  internal = { type: "basic", url: fields.url, redirected: fields.redirected, status: fields.status, body: NULL_BODY_STATUSES.has(fields.status) ? null : fields.body };
+  return new Response(null, { statusText: fields.statusText, headers: fields.headers });
 }

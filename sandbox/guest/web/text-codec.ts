@@ -10,6 +10,8 @@
 
 const UTF8_LABELS = new Set(["utf-8", "utf8", "unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "x-unicode20utf8"]);
 const REPLACEMENT = 0xfffd;
+/** The longest run of ASCII turned into one string at once. */
+const ASCII_RUN = 16384;
 
 /** Bytes of a BufferSource, without copying. */
 export function bytesOf(input: unknown, what = "input"): Uint8Array {
@@ -20,10 +22,26 @@ export function bytesOf(input: unknown, what = "input"): Uint8Array {
   throw new TypeError(`The "${what}" argument must be an instance of ArrayBuffer or ArrayBufferView`);
 }
 
+/** UTF-8 bytes of `text`, in one allocation of their exact size (a payload costs its bytes once). */
 export function encodeUtf8(text: string): Uint8Array {
-  const out = new Uint8Array(text.length * 3);
-  const { written } = encodeInto(text, out);
-  return out.slice(0, written);
+  const out = new Uint8Array(utf8Length(text));
+  encodeInto(text, out);
+  return out;
+}
+
+/** The UTF-8 length of `text` (a lone surrogate is U+FFFD, 3 bytes). */
+function utf8Length(text: string): number {
+  let length = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) continue;
+    if (code < 0x800) length += 1;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      length += 2; // two units, four bytes
+      i++;
+    } else length += 2;
+  }
+  return length;
 }
 
 function encodeInto(text: string, dest: Uint8Array): { read: number; written: number } {
@@ -130,6 +148,18 @@ export class TextDecoder {
     };
     for (let i = 0; i < bytes.length; i++) {
       const byte = bytes[i] as number;
+      if (this.#needed === 0 && byte <= 0x7f) {
+        // A run of ASCII becomes text a chunk at a time, not a char at a time.
+        let end = i + 1;
+        while (end < bytes.length && end - i < ASCII_RUN && (bytes[end] as number) <= 0x7f) end++;
+        if (end - i > 16) {
+          flush();
+          this.#bomSeen = true;
+          out += String.fromCharCode.apply(null, bytes.subarray(i, end) as unknown as number[]);
+        } else for (let j = i; j < end; j++) emit(bytes[j] as number);
+        i = end - 1;
+        continue;
+      }
       if (this.#needed === 0) {
         if (byte <= 0x7f) emit(byte);
         else if (byte >= 0xc2 && byte <= 0xdf) {
