@@ -66,9 +66,12 @@ defineGlobal("console", guestConsole.console);
 installWebGlobals(globalObject, { random: (count) => FERAL_RANDOM(count), loadUrl: () => FERAL_LOAD_URL() });
 // fetch, ctx.fs and ctx.state: requests the host performs (and judges) for the current call.
 const capabilities = createCapabilityClient((seq, requestJson) => FERAL_CAPABILITY(seq, requestJson));
+// Code Mode scripts' `tools`, `search` and `describe` (the host answers them only for a script).
+const codeMode = createCodeMode(capabilities);
 // One call of a tool: its input, its run, its answer (tool-call.ts).
 const { invokeTool, failCurrentCall } = createToolCalls({
   answers,
+  plainOnly: codeMode.isScript,
   capabilityApi: createCapabilityApi(capabilities),
   fetch: createFetch(capabilities),
   defineGlobal,
@@ -92,8 +95,7 @@ MODULES.zod = zod;
 MODULES["zod/v4"] = zod;
 MODULES.corral = sdk;
 MODULES["corral/sdk"] = sdk;
-// Code Mode scripts' `tools`, `search` and `describe` (the host answers them only for a script).
-MODULES["corral:codemode"] = createCodeMode(capabilities);
+MODULES["corral:codemode"] = I.ObjectFreeze({ script: codeMode.script });
 
 function requireModule(specifier: unknown): unknown {
   if (typeof specifier === "string" && I.hasOwn(MODULES, specifier)) return MODULES[specifier];

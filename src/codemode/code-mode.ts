@@ -122,11 +122,15 @@ export class CodeMode {
   }
 
   #open(callId: string, source: string, caller: Caller, context: ScriptCallContext, fast: CatalogEntry[]): (end: ScriptEnd) => Promise<Record<string, unknown>> {
-    const script = openScript(source, caller, context, fast);
+    // The script's end cancels what it left: a nested call still waiting (for its gate, its turn) ends `cancelled`.
+    const left = new AbortController();
+    const signal = context.signal === undefined ? left.signal : AbortSignal.any([context.signal, left.signal]);
+    const script = openScript(source, caller, { ...context, signal }, fast);
     this.#scripts.set(callId, script);
     return async (end) => {
       if (script.ended) return {};
       script.ended = true;
+      left.abort();
       this.#scripts.delete(callId);
       // A fast call its worker's death was charged to: its strike, like any nested call's.
       const culprit = end.culprit === undefined ? undefined : fast[end.culprit.tool];
