@@ -35,7 +35,7 @@ import { QuarantineView } from "./quarantine-view.js";
 import { CLOSE_WAIT_MS, OpenCalls } from "./open-calls.js";
 import { finishLoad, summarizeLoad, type AfterLoadDeps } from "./after-load.js";
 import { announceStateChange, announceStoreStatus } from "./ledger-signals.js";
-import { declarationsFor, limitsOf, toolInfoOf } from "./tool-info.js";
+import { declarationsFor, limitsOf, memoryMbOf, toolInfoOf } from "./tool-info.js";
 import type { AuthorRequest, CallOptions, DeclarationOptions, Host, LoadRequest, LoadResult, ToolDeclaration, ToolInfo } from "./types.js";
 
 const AGENT_ID = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -110,6 +110,7 @@ class CorralHost implements Host {
       catalog: this.#catalog,
       manifests: new ManifestCache({ dir: options.cacheDir, describeLimits: loadLimits, logger: this.#logger }),
       loadLimits,
+      callMemoryMb: (manifest) => memoryMbOf(options, manifest),
     });
     this.#callDeps = {
       catalog: this.#catalog,
