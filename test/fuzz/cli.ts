@@ -2,10 +2,15 @@
  * @module test/fuzz/cli
  * `npm run fuzz -- --count N --seed S [--workers W] [--no-shrink]`: a long
  * fuzz campaign (campaign.ts). Prints progress, each failure's seed, reason
- * and shrunk program, and a summary; exits 1 if any program failed.
+ * and shrunk program, and a summary; exits 1 if any program failed. With
+ * `--state`: the concurrent-state-writes campaign (state-writes.ts) instead.
  */
 import { parseArgs } from "node:util";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { runCampaign, type Failure } from "./campaign.js";
+import { runStateCampaign } from "./state-writes.js";
 
 const { values } = parseArgs({
   options: {
@@ -13,6 +18,7 @@ const { values } = parseArgs({
     seed: { type: "string", default: String(Date.now() % 1_000_000_000) },
     workers: { type: "string", default: "2" },
     "no-shrink": { type: "boolean", default: false },
+    state: { type: "boolean", default: false },
   },
 });
 const count = Number(values.count);
@@ -21,6 +27,32 @@ const workers = Number(values.workers);
 if (!Number.isInteger(count) || count < 1 || !Number.isInteger(seed) || !Number.isInteger(workers) || workers < 1) {
   console.error("usage: npm run fuzz -- --count <programs> --seed <integer> [--workers <n>] [--no-shrink]");
   process.exit(2);
+}
+
+if (values.state) {
+  const dir = mkdtempSync(join(tmpdir(), "corral-fuzz-state-"));
+  console.log(`corral fuzz (state writes): ${count} batches from seed ${seed}`);
+  let failures = 0;
+  let refused = 0;
+  try {
+    await runStateCampaign({
+      count,
+      seed,
+      dir,
+      onResult(at, program, verdict) {
+        if (verdict.ok) refused += verdict.refused;
+        else {
+          failures++;
+          console.log(`\nFAILURE seed=${at}: ${verdict.reason}\n  replay: npm run fuzz -- --state --count 1 --seed ${at}\n  program: ${JSON.stringify(program)}`);
+        }
+        if ((at - seed + 1) % 100 === 0) console.log(`  ${at - seed + 1}/${count} batches, ${failures} failures, ${refused} sets refused too_large`);
+      },
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(JSON.stringify({ batches: count, failures, refusedTooLarge: refused }));
+  process.exit(failures === 0 ? 0 : 1);
 }
 
 const printFailure = (failure: Failure): void => {
