@@ -84,7 +84,7 @@ export function createCodeMode(client: CapabilityClient) {
       description: "a Code Mode script",
       input: ScriptInputSchema,
       effects: [],
-      run: async (input: ScriptInput) => {
+      run: (input: ScriptInput): Promise<unknown> => {
         let calls = 0;
         let inFlight = 0;
         /** Calls made and not yet answered, by their number: what is left here when the body settles was cancelled. */

@@ -61,7 +61,8 @@ function isPromiseShaped(value: unknown): boolean {
 function followPromise<T>(value: unknown, onFulfilled: (value: T) => unknown, onRejected: (reason: unknown) => unknown): boolean {
   if (!isPromiseShaped(value)) return false;
   try {
-    FERAL_DEFINE_PROPERTY(value, "constructor", { value: undefined, configurable: true });
+    // The attributes ownPromise gives its own, so redefining one of those is no change (and no throw).
+    FERAL_DEFINE_PROPERTY(value, "constructor", { value: undefined });
     FERAL_REFLECT_APPLY(FERAL_PROMISE_THEN, value, [onFulfilled, onRejected]);
     return true;
   } catch {

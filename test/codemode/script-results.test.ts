@@ -10,7 +10,11 @@
  *   sent, or sent and not awaited), of a fast-lane tool and of a
  *   host-routed one, are named in `details.cancelledCalls`; a call never
  *   sent never runs; an awaited call is never named (one sent and not
- *   awaited may have run to its end: then it is in `calls` too).
+ *   awaited may have run to its end: then it is in `calls` too);
+ * - a script that replaces built-ins after computing its result (each one
+ *   the settling path could reach: Promise's then, constructor, species,
+ *   JSON, Object and Array methods, Map's) still gets that result back, as
+ *   a tool does (sandbox/worker/intrinsics-poison.test.ts).
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -57,7 +61,32 @@ export default defineTool({ name: "keeper", description: "keeps n, or lists what
 
 const HOST = { codeMode: {}, ledger: { store: false as const }, effects: { agent: { state_write: "allow" as const } }, capabilities: { state: {} } };
 
+/** [the object, the key, poisoned as a throwing getter]. */
+const POISONS: [string, string, boolean][] = [
+  ["Promise.prototype", '"then"', false], ["Promise.prototype", '"then"', true], ["Promise.prototype", '"constructor"', true],
+  ["Promise.prototype", '"constructor"', false], ["Promise", "Symbol.species", true], ["Promise", '"resolve"', false],
+  ["JSON", '"stringify"', false], ["JSON", '"parse"', false], ["Object", '"keys"', false], ["Object", '"create"', false],
+  ["Object", '"freeze"', false], ["Object", '"defineProperty"', false], ["Object", '"getPrototypeOf"', false],
+  ["Array.prototype", '"push"', false], ["Array.prototype", '"map"', false], ["Array.prototype", "Symbol.iterator", false],
+  ["Map.prototype", '"forEach"', false], ["Map.prototype", "Symbol.iterator", false], ["Reflect", '"apply"', false],
+  ["Function.prototype", '"call"', false], ["Object.prototype", '"toJSON"', false], ["String.prototype", '"slice"', false],
+];
+
 describe("a Code Mode script's result", { timeout: 120_000 }, () => {
+  it("a script that replaces a built-in after computing its result still gets it back", async () => {
+    await withHost(async (host) => {
+      for (const [target, key, getter] of POISONS) {
+        const code = `const value = { a: [1, 2], m: new Map([[1, 2]]), when: new Date(0) };
+const thrower = function () { throw new Error("poisoned"); };
+Object.defineProperty(${target}, ${key}, ${getter ? "{ get: thrower, configurable: true }" : "{ value: thrower, writable: true, configurable: true }"});
+return value;`;
+        const result = await host.call("run_code", { code });
+        assert.ok(result.ok, `${target}[${key}]${getter ? " (getter)" : ""}: ${JSON.stringify(result).slice(0, 300)}`);
+        assert.deepEqual(result.structured, { a: [1, 2], m: [[1, 2]], when: "1970-01-01T00:00:00.000Z" });
+      }
+    }, HOST);
+  });
+
   it("a function, symbol or BigInt anywhere in it is a tool_error naming where; plain data there answers ok", async () => {
     await withHost(async (host) => {
       for (const [type, value] of NOT_DATA) {
