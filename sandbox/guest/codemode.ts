@@ -10,6 +10,13 @@
  * judged by the host (which answers only a call it started as a script); the
  * counts here (maxCalls, maxInFlight) only spare the host requests it would
  * refuse anyway, and live in this closure, out of the script's reach.
+ *
+ * A script's result is data for a model: the runtime writes it with the
+ * serializer's `plainOnly` rule (isScript), so a function, symbol or BigInt
+ * at any depth is a tool_error naming where it is. Calls the script made and
+ * had not heard back from when its body settled (never sent, or not
+ * awaited) are cancelled with the call (their answers are dropped) and named
+ * in its result: `details.cancelledCalls`, the tool of each, in call order.
  */
 import * as zod from "zod";
 import * as sdk from "../sdk/index.js";
@@ -35,16 +42,54 @@ function rejected(error: Error): Promise<never> {
   return new I.Promise<never>((_resolve, reject) => reject(error));
 }
 
+/** At most this many calls left unanswered are named one by one; the rest are counted. */
+const MAX_NAMED_CANCELLED = 100;
+
+/** The script's answer, with the calls it left named in `details` (its own details kept beside them). */
+function withCancelled(value: unknown, left: string[]): unknown {
+  if (left.length === 0) return value;
+  const named: string[] = [];
+  for (let i = 0; i < left.length && i < MAX_NAMED_CANCELLED; i++) I.arrayPush(named, left[i] as string);
+  const details = I.ObjectCreate(null) as Record<string, unknown>;
+  details.cancelledCalls = named;
+  if (left.length > named.length) details.cancelledNotNamed = left.length - named.length;
+  const channels = I.ObjectCreate(null) as Record<string, unknown>;
+  if (sdk.isToolResult(value)) {
+    const own = value as Record<string, unknown>;
+    const keys = I.ObjectKeys(own);
+    for (let i = 0; i < keys.length; i++) channels[keys[i] as string] = own[keys[i] as string];
+    const given = own.details;
+    if (given !== null && typeof given === "object" && !I.ArrayIsArray(given)) {
+      const merged = I.ObjectCreate(null) as Record<string, unknown>;
+      const givenKeys = I.ObjectKeys(given);
+      for (let i = 0; i < givenKeys.length; i++) merged[givenKeys[i] as string] = (given as Record<string, unknown>)[givenKeys[i] as string];
+      merged.cancelledCalls = details.cancelledCalls;
+      if (details.cancelledNotNamed !== undefined) merged.cancelledNotNamed = details.cancelledNotNamed;
+      channels.details = merged;
+    } else channels.details = details;
+  } else {
+    if (typeof value === "string") channels.text = value;
+    else channels.structured = value;
+    channels.details = details;
+  }
+  return sdk.toolResult(channels);
+}
+
 export function createCodeMode(client: CapabilityClient) {
+  /** The tools `script` made: their results are written plain data only. */
+  const scripts = new I.WeakSet<object>();
   function script(body: ScriptBody) {
-    return sdk.defineTool({
+    const tool = sdk.defineTool({
       name: "run_code",
       description: "a Code Mode script",
       input: ScriptInputSchema,
       effects: [],
-      run: async (input: ScriptInput) => {
+      run: (input: ScriptInput): Promise<unknown> => {
         let calls = 0;
         let inFlight = 0;
+        /** Calls made and not yet answered, by their number: what is left here when the body settles was cancelled. */
+        const unanswered = new I.Map<number, string>();
+        let nextCall = 0;
         const tools = I.ObjectCreate(null) as Record<string, (input?: unknown) => Promise<unknown>>;
         const call = (name: string, given: unknown): Promise<unknown> => {
           if (++calls > input.maxCalls) {
@@ -61,17 +106,21 @@ export function createCodeMode(client: CapabilityClient) {
           }
           if (inputJson === undefined) return rejected(toolError(name, "invalid_input", `the input of ${name} is not JSON data`));
           inFlight++;
+          const id = nextCall++;
+          I.mapSet(unanswered, id, name);
           return new I.Promise((resolve, reject) => {
             I.ownThen(
               client.request({ kind: "tool", name, inputJson }),
               (value) => {
                 inFlight--;
+                I.mapDelete(unanswered, id);
                 const answer = value as ToolAnswer;
                 if (answer.ok) resolve(answer.result);
                 else reject(toolError(name, answer.kind, answer.message));
               },
               (error) => {
                 inFlight--;
+                I.mapDelete(unanswered, id);
                 reject(error);
               },
             );
@@ -91,13 +140,21 @@ export function createCodeMode(client: CapabilityClient) {
           if (described !== null) add(described.name);
           return described;
         };
-        const value = await body(tools, search, describe);
-        // What the script answers is data for a model: a function (a callable Proxy too) says nothing.
-        const type = typeof value;
-        if (type === "function" || type === "symbol" || type === "bigint") throw new I.TypeError(`the script returned a ${type}: return plain data (JSON)`);
-        return value;
+        // Followed with captured intrinsics only: a script that replaced Promise's built-ins still answers.
+        return I.ownPromise<unknown>((resolve, reject) => {
+          const left = () => {
+            const names: string[] = [];
+            I.mapForEach(unanswered as Map<unknown, unknown>, (name) => {
+              I.arrayPush(names, name as string);
+            });
+            return names;
+          };
+          I.follow(body(tools, search, describe), (value) => resolve(withCancelled(value, left())), reject);
+        });
       },
     });
+    I.weakSetAdd(scripts, tool);
+    return tool;
   }
-  return I.ObjectFreeze({ script });
+  return { script, isScript: (tool: object): boolean => I.weakSetHas(scripts, tool) };
 }

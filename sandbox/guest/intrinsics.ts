@@ -26,6 +26,8 @@ const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as objec
 const FERAL_PROMISE = Promise;
 const FERAL_DEFINE_PROPERTY = Object.defineProperty;
 const FERAL_PROMISE_THEN = Promise.prototype.then;
+const FERAL_PROMISE_PROTOTYPE = Promise.prototype;
+const FERAL_GET_PROTOTYPE_OF = Object.getPrototypeOf;
 
 /**
  * A promise of the runtime's own, immune to a replaced Promise.prototype.then,
@@ -41,6 +43,40 @@ function ownPromise<T>(executor: (resolve: (value: T | PromiseLike<T>) => void, 
 /** `then` on a promise the runtime made with ownPromise (never on a tool's: that would run its getters here). */
 function ownThen<T>(promise: Promise<T>, onFulfilled: (value: T) => unknown, onRejected: (reason: unknown) => unknown): void {
   FERAL_REFLECT_APPLY(FERAL_PROMISE_THEN, promise, [onFulfilled, onRejected]);
+}
+
+/** Whether `value` claims to be a promise of the engine's: its prototype, read as data (no tool code runs for an ordinary object). */
+function isPromiseShaped(value: unknown): boolean {
+  return typeof value === "object" && value !== null && FERAL_GET_PROTOTYPE_OF(value) === FERAL_PROMISE_PROTOTYPE;
+}
+
+/**
+ * Subscribes to a promise a tool made, reading nothing of it the tool could
+ * have replaced since: not `then`, not `constructor`, not Symbol.species
+ * (its own `constructor` is made undefined first, so the captured `then`
+ * derives its promise with the original Promise). False, having subscribed
+ * nothing, for anything but a real, extensible promise: the caller then
+ * follows it as a thenable (tool code).
+ */
+function followPromise<T>(value: unknown, onFulfilled: (value: T) => unknown, onRejected: (reason: unknown) => unknown): boolean {
+  if (!isPromiseShaped(value)) return false;
+  try {
+    // The attributes ownPromise gives its own, so redefining one of those is no change (and no throw).
+    FERAL_DEFINE_PROPERTY(value, "constructor", { value: undefined });
+    FERAL_REFLECT_APPLY(FERAL_PROMISE_THEN, value, [onFulfilled, onRejected]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Follows what a tool (or a script) handed back to settle: a real promise by
+ * followPromise, anything else through a promise of the runtime's own
+ * (resolving it with a thenable runs that thenable's `then`, as tool code).
+ */
+function follow<T>(value: unknown, onFulfilled: (value: T) => unknown, onRejected: (reason: unknown) => unknown): void {
+  if (!followPromise(value, onFulfilled, onRejected)) ownThen(ownPromise<T>((resolve) => resolve(value as T)), onFulfilled, onRejected);
 }
 
 export const intrinsics = Object.freeze({
@@ -66,6 +102,8 @@ export const intrinsics = Object.freeze({
   Promise: FERAL_PROMISE,
   ownPromise,
   ownThen,
+  isPromiseShaped,
+  follow,
   RangeErrorPrototype: RangeError.prototype,
   ObjectGetOwnPropertyDescriptor: Object.getOwnPropertyDescriptor,
   Map: Map,

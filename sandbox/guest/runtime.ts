@@ -68,9 +68,12 @@ installWebGlobals(globalObject, { random: (count) => FERAL_RANDOM(count), loadUr
 const capabilities = createCapabilityClient((seq, requestJson, payload) => (payload === undefined ? FERAL_CAPABILITY(seq, requestJson) : FERAL_CAPABILITY(seq, requestJson, payload)));
 // fetch is in every isolate, as in Node: the host refuses a use the tool's effects do not declare (`undeclared`).
 defineGlobal("fetch", createFetch(capabilities));
+// Code Mode scripts' `tools`, `search` and `describe` (the host answers them only for a script).
+const codeMode = createCodeMode(capabilities);
 // One call of a tool: its input, its run, its answer (tool-call.ts).
 const { invokeTool, failCurrentCall } = createToolCalls({
   answers,
+  plainOnly: codeMode.isScript,
   capabilityApi: createCapabilityApi(capabilities),
 });
 
@@ -92,8 +95,7 @@ MODULES.zod = zod;
 MODULES["zod/v4"] = zod;
 MODULES.corral = sdk;
 MODULES["corral/sdk"] = sdk;
-// Code Mode scripts' `tools`, `search` and `describe` (the host answers them only for a script).
-MODULES["corral:codemode"] = createCodeMode(capabilities);
+MODULES["corral:codemode"] = I.ObjectFreeze({ script: codeMode.script });
 
 function requireModule(specifier: unknown): unknown {
   if (typeof specifier === "string" && I.hasOwn(MODULES, specifier)) return MODULES[specifier];

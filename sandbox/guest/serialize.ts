@@ -13,6 +13,9 @@
  * [...], Date → ISO text, BigInt → decimal text, symbols → "Symbol(desc)",
  * cycles → "[Circular]", NaN and ±Infinity → null, undefined → omitted in
  * objects and null in arrays, class instances → their own enumerable data.
+ * With `plainOnly` (a Code Mode script's result: data for a model), a
+ * function, symbol or BigInt at any depth is refused instead (NotPlainData,
+ * naming where it is), the same rule at the top as inside.
  */
 import { intrinsics as I } from "./intrinsics.js";
 import { markSignal } from "./signals.js";
@@ -21,6 +24,8 @@ export type SerializeBudget = {
   /** Upper bound on the text's length, counted in UTF-16 code units. */
   maxBytes: number;
   maxDepth: number;
+  /** Refuse a function, symbol or BigInt at any depth (NotPlainData) rather than convert it. */
+  plainOnly?: boolean;
 };
 
 /** Thrown by the writer when the value does not fit its budget. */
@@ -30,11 +35,30 @@ export class OutputTooLarge {
   }
 }
 
+/** Thrown by the writer in `plainOnly` mode: `type` is what it met, `path` the keys and indexes to it from the top. */
+export class NotPlainData {
+  constructor(
+    readonly type: string,
+    readonly path: readonly (string | number)[],
+  ) {
+    markSignal(this);
+  }
+}
+
 const FUNCTION_NAME_MAX = 100;
 
 export function serialize(value: unknown, budget: SerializeBudget): string {
   const ancestors = new I.Set<object>();
+  const plainOnly = budget.plainOnly === true;
+  /** In plainOnly mode: `path[d]` is the key or index being written at depth d. */
+  const path: (string | number)[] = [];
   let out = "";
+
+  function refuse(type: string, depth: number): never {
+    const where: (string | number)[] = [];
+    for (let i = 0; i < depth; i++) I.arrayPush(where, path[i] as string | number);
+    throw new NotPlainData(type, where);
+  }
 
   function emit(text: string): void {
     if (out.length + text.length > budget.maxBytes) {
@@ -63,15 +87,15 @@ export function serialize(value: unknown, budget: SerializeBudget): string {
         emit(v ? "true" : "false");
         return true;
       case "bigint":
-        emitString(I.String(v));
-        return true;
       case "symbol":
+        if (plainOnly) refuse(typeof v, depth);
         emitString(I.String(v));
         return true;
       case "undefined":
         if (inArray) emit("null");
         return inArray;
       case "function":
+        if (plainOnly) refuse("function", depth);
         emitString(functionText(v));
         return true;
       case "object":
@@ -115,6 +139,7 @@ export function serialize(value: unknown, budget: SerializeBudget): string {
     const length = array.length;
     for (let i = 0; i < length; i++) {
       if (i > 0) emit(",");
+      if (plainOnly) path[depth] = i;
       write(array[i], depth + 1, true);
     }
     emit("]");
@@ -132,6 +157,7 @@ export function serialize(value: unknown, budget: SerializeBudget): string {
       emit(first ? "" : ",");
       emitString(key);
       emit(":");
+      if (plainOnly) path[depth] = key;
       if (write(item, depth + 1, false)) first = false;
       else out = I.stringSlice(out, 0, mark);
     }

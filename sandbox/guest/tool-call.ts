@@ -10,7 +10,7 @@
 import type { Tool } from "../sdk/index.js";
 import type { GuestAnswer } from "../shared/guest-api.js";
 import { intrinsics as I } from "./intrinsics.js";
-import { OutputTooLarge, type SerializeBudget } from "./serialize.js";
+import { NotPlainData, OutputTooLarge, type SerializeBudget } from "./serialize.js";
 import { describeThrown } from "./describe-thrown.js";
 import { isBlocked, isSignal } from "./signals.js";
 import { isAllocationRefusal, issuesOf, summarise, type createAnswers } from "./answers.js";
@@ -20,6 +20,8 @@ export type ToolCallParts = {
   answers: ReturnType<typeof createAnswers>;
   /** `ctx.fs` and `ctx.state`: the host's capabilities for the current call. */
   capabilityApi: ReturnType<typeof createCapabilityApi>;
+  /** Whether a tool's results are written plain data only (a Code Mode script's: serialize's `plainOnly`). */
+  plainOnly(tool: Tool): boolean;
 };
 
 /**
@@ -49,7 +51,8 @@ export function createToolCalls(parts: ToolCallParts) {
         return errorAnswer("invalid_input", `the input does not match the tool's schema: ${summarise(issues)}`, { issues });
       }
       value = I.apply(tool.run, tool, [parsed.data, I.ObjectFreeze({ callId, tool: name, fs: capabilityApi.fs, state: capabilityApi.state })]);
-      if (!isThenable(value)) return answer(tool, value, budget);
+      // A promise of the engine's is settled without reading its `then` (the tool may have replaced it by now).
+      if (!I.isPromiseShaped(value) && !isThenable(value)) return answer(tool, value, budget);
     } catch (thrown) {
       return failureAnswer(thrown);
     }
@@ -62,9 +65,12 @@ export function createToolCalls(parts: ToolCallParts) {
   }
 
   /**
-   * Waits for the tool's thenable through a promise of the runtime's own
-   * (resolving it with the thenable runs the tool's `then`, as tool code), so
-   * a replaced Promise.prototype.then or species cannot stall the answer.
+   * Waits for the tool's thenable through a promise of the runtime's own, so
+   * a replaced Promise.prototype.then or species cannot stall the answer. A
+   * real promise (an async `run`'s) is followed with captured intrinsics
+   * only (I.follow): built-ins the tool replaced after computing its
+   * answer are never consulted. Any other thenable is tool code: resolving
+   * with it runs its own `then`.
    */
   function settle(tool: Tool, pending: unknown, budget: SerializeBudget): Promise<GuestAnswer> {
     return I.ownPromise<GuestAnswer>((resolveAnswer) => {
@@ -73,7 +79,7 @@ export function createToolCalls(parts: ToolCallParts) {
         // resolved with the tool's thenable (that would lock it to it), it
         // follows a promise that is.
         rejectCurrentCall = reject;
-        I.ownThen(I.ownPromise<unknown>((follow) => follow(pending)), resolve, reject);
+        I.follow(pending, resolve, reject);
       });
       I.ownThen(
         waiting,
@@ -93,7 +99,8 @@ export function createToolCalls(parts: ToolCallParts) {
   function answer(tool: Tool, value: unknown, budget: SerializeBudget): GuestAnswer {
     try {
       const record = successRecord(tool, value);
-      return isAnswer(record) ? record : successAnswer(record, budget);
+      if (isAnswer(record)) return record;
+      return successAnswer(record, parts.plainOnly(tool) ? { maxBytes: budget.maxBytes, maxDepth: budget.maxDepth, plainOnly: true } : budget);
     } catch (thrown) {
       return failureAnswer(thrown);
     }
@@ -109,6 +116,7 @@ export function createToolCalls(parts: ToolCallParts) {
       if (isSignal(thrown) && thrown instanceof OutputTooLarge) {
         return errorAnswer("output_too_large", `${thrown.reason}: return less data, or page through it`);
       }
+      if (isSignal(thrown) && thrown instanceof NotPlainData) return errorAnswer("tool_error", notPlainMessage(thrown));
       const { message, stack } = describeThrown(thrown);
       // The host's policy or gate refused a capability and the tool let it through.
       if (isBlocked(thrown)) return errorAnswer("blocked", message);
@@ -126,4 +134,23 @@ export function createToolCalls(parts: ToolCallParts) {
       rejectCurrentCall?.(error);
     },
   };
+}
+
+/**
+ * "the script returned a function at result.list[2]: ...": where, from the
+ * script's value (the envelope's `structured`), or from the envelope for a
+ * toolResult's other channels.
+ */
+function notPlainMessage(thrown: NotPlainData): string {
+  const { path } = thrown;
+  const start = path[0] === "structured" ? 1 : 0;
+  let where = "";
+  for (let i = start; i < path.length; i++) {
+    const part = path[i] as string | number;
+    if (typeof part === "number") where = `${where}[${part}]`;
+    else if (part !== "" && I.stringIndexOf(part, ".") < 0 && I.stringIndexOf(part, "[") < 0 && I.stringIndexOf(part, '"') < 0 && I.stringIndexOf(part, " ") < 0) where = `${where}.${part}`;
+    else where = `${where}[${I.JSONStringify(part)}]`;
+  }
+  const at = start === path.length ? "" : ` at result${where}`;
+  return `the script returned a ${thrown.type}${at}: return plain data (JSON)`;
 }

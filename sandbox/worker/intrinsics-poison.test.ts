@@ -12,8 +12,13 @@ import { createHash } from "node:crypto";
 import type { CallReply, DescribeReply } from "../shared/replies.js";
 import { WorkerCore } from "./worker-core.js";
 
-/** [the object holding it, the key]: every intrinsic sandbox/guest/intrinsics.ts and sandbox/sdk capture. */
-const POISONED: [string, string][] = [
+/**
+ * [the object holding it, the key, "get" to poison it as a throwing getter
+ * whatever it was]: every intrinsic sandbox/guest/intrinsics.ts and
+ * sandbox/sdk capture, and every built-in the path that settles an answer
+ * could reach (a promise's `then`, `constructor` and species).
+ */
+const POISONED: [string, string, "get"?][] = [
   ["Reflect", '"apply"'], ["Function.prototype", '"call"'], ["Function.prototype", '"apply"'],
   ["Object", '"keys"'], ["Object", '"freeze"'], ["Object", '"create"'], ["Object", '"defineProperty"'],
   ["Object", '"getPrototypeOf"'], ["Object", '"hasOwn"'], ["Object", '"getOwnPropertyDescriptor"'], ["Object", '"assign"'],
@@ -34,30 +39,43 @@ const POISONED: [string, string][] = [
   ["String.prototype", '"slice"'], ["String.prototype", '"indexOf"'], ["String.prototype", '"split"'], ["Object.prototype", "Symbol.split"],
   ["Array.prototype", '"push"'], ["Array.prototype", '"join"'], ["Array.prototype", '"slice"'], ["Array.prototype", "Symbol.iterator"],
   ["Error", '"captureStackTrace"'], ["Object.prototype", '"toJSON"'],
+  ["Promise.prototype", '"then"', "get"], ["Promise.prototype", '"constructor"', "get"],
+  ["Promise.prototype", '"catch"'], ["Promise.prototype", '"finally"'], ["Promise", '"reject"'], ["Promise", '"all"'],
+  ["Object.prototype", '"constructor"', "get"], ["Object.prototype", "Symbol.toPrimitive"], ["Object.prototype", '"toString"'],
+  ["Array.prototype", '"map"'], ["Array.prototype", '"forEach"'], ["Array.prototype", '"concat"'], ["Object", '"entries"'],
 ];
 
 const SETTINGS = { maxWarmIsolates: 8, maxWarmHeapMb: 256, loadTimeoutMs: 2_000, defaultMemoryMb: 32 };
 const LIMITS = { timeoutMs: 2_000, memoryMb: 32, maxOutputBytes: 64 * 1024, maxDepth: 16 };
 
-const POISON = (target: string, key: string) => `{
+const POISON = (target: string, key: string, as?: "get") => `{
     const thrower = function () { throw new Error("poisoned"); };
     const target = ${target};
     const key = ${key};
     const own = Object.getOwnPropertyDescriptor(target, key);
-    Object.defineProperty(target, key, own !== undefined && own.get !== undefined
+    Object.defineProperty(target, key, ${as === "get" ? "true" : "own !== undefined && own.get !== undefined"}
       ? { get: thrower, configurable: true }
       : { value: thrower, writable: true, configurable: true });
   }`;
 
+/**
+ * How `run` answers: at once (`sync`); as an async function that settles in
+ * the same entry (`async`: the runtime meets a settled promise of the
+ * tool's, its built-ins already poisoned); as one that waits a turn first
+ * (`await`: the runtime subscribed before the poison, and settles after it).
+ */
+type RunShape = "sync" | "async" | "await";
+const RUN_HEAD: Record<RunShape, string> = { sync: "({ mode }) => {", async: "async ({ mode }) => {", await: "async ({ mode }) => {\n    await null;" };
+
 /** Builds its values first, then poisons, logs, sets a timer and answers (or throws) in the mode asked. */
-function moduleOf(target: string, key: string, atTopLevel: boolean): string {
+function moduleOf(target: string, key: string, as: "get" | undefined, atTopLevel: boolean, shape: RunShape = "sync"): string {
   return `const { defineTool } = require("corral"); const { z } = require("zod");
-${atTopLevel ? POISON(target, key) : ""}
+${atTopLevel ? POISON(target, key, as) : ""}
 module.exports = defineTool({ name: "poisoner", description: "poisons ${target}[${key.replace(/"/g, "")}]", input: z.object({ mode: z.string() }), effects: [],
-  run: ({ mode }) => {
+  run: ${RUN_HEAD[shape]}
     const value = { list: [1, 2], when: new Date(0), map: new Map([[1, 2]]), set: new Set(["a"]), re: /x/g, bytes: new Uint8Array([7]) };
     const boom = new Error("boom");
-    ${POISON(target, key)}
+    ${POISON(target, key, as)}
     console.log("poisoned", value);
     setTimeout(function () {}, 1);
     if (mode === "throw") throw boom;
@@ -75,24 +93,28 @@ describe("a tool that replaces an intrinsic after load breaks nothing of corral'
   const core = new WorkerCore(SETTINGS);
   after(() => core.close());
 
-  for (const [target, key] of POISONED) {
-    it(`${target}[${key}]`, async () => {
-      const code = moduleOf(target, key, false);
-      const call = (source: string, mode: string) =>
-        core.handle({ type: "call", callId: "c", bundle: bundleOf(code, source), tool: "poisoner", inputJson: JSON.stringify({ mode }), limits: LIMITS }) as Promise<CallReply>;
-      const answered = await call("agent:ok", "ok");
-      assert.equal(answered.kind, "ok", JSON.stringify(answered).slice(0, 400));
-      const envelope = JSON.parse(answered.envelopeJson ?? "null") as { structured: unknown; logs: string[] };
-      assert.deepEqual(envelope.structured, EXPECTED);
-      assert.equal(envelope.logs.length, 1);
-      const thrown = await call("agent:throw", "throw");
-      assert.equal(thrown.kind, "tool_error", JSON.stringify(thrown).slice(0, 400));
-      assert.match(JSON.parse(thrown.envelopeJson ?? "null").message, /^Error: boom/);
+  for (const [target, key, as] of POISONED) {
+    it(`${target}[${key}]${as === "get" ? " (a getter)" : ""}`, async () => {
+      const code = moduleOf(target, key, as, false);
+      const call = (source: string, mode: string, moduleCode = code) =>
+        core.handle({ type: "call", callId: "c", bundle: bundleOf(moduleCode, source), tool: "poisoner", inputJson: JSON.stringify({ mode }), limits: LIMITS }) as Promise<CallReply>;
+      // Every shape of run: its answer settled at once, or through the runtime's promise path after the poison.
+      for (const tag of ["sync", "async", "await"] as const) {
+        const moduleCode = moduleOf(target, key, as, false, tag);
+        const answered = await call(`agent:${tag}-ok`, "ok", moduleCode);
+        assert.equal(answered.kind, "ok", `${tag}: ${JSON.stringify(answered).slice(0, 400)}`);
+        const envelope = JSON.parse(answered.envelopeJson ?? "null") as { structured: unknown; logs: string[] };
+        assert.deepEqual(envelope.structured, EXPECTED);
+        assert.equal(envelope.logs.length, 1);
+        const thrown = await call(`agent:${tag}-throw`, "throw", moduleCode);
+        assert.equal(thrown.kind, "tool_error", `${tag}: ${JSON.stringify(thrown).slice(0, 400)}`);
+        assert.match(JSON.parse(thrown.envelopeJson ?? "null").message, /^Error: boom/);
+      }
       // A second call in the poisoned isolate: its own answer may break, never as a limit or a crash.
-      const again = await call("agent:ok", "ok");
+      const again = await call("agent:sync-ok", "ok");
       assert.ok(["ok", "tool_error", "invalid_input"].includes(again.kind), JSON.stringify(again).slice(0, 400));
       // Poisoned at the top level: the manifest is still the module's own.
-      const top = moduleOf(target, key, true);
+      const top = moduleOf(target, key, as, true);
       const described = (await core.handle({ type: "describe", bundle: bundleOf(top, "agent:top"), limits: LIMITS })) as DescribeReply;
       assert.ok(described.kind === "ok" || described.kind === "compile_error", JSON.stringify(described).slice(0, 400));
       if (described.kind === "ok") {

@@ -2,11 +2,14 @@
  * @module src/capabilities/capability-store.case
  * One suite for every CapabilityStore (memory, SQLite; a server store can
  * run it too): state within its quota, the record of uses, survival across
- * a reopen where the store keeps anything.
+ * a reopen where the store keeps anything; the quota under concurrent
+ * writes (capability-store-races.case.ts), from two stores on one database
+ * where `reopen` opens one while the first is still open.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { CapabilityStore, CapabilityUse } from "./capability-store.js";
+import { stateRaceCases } from "./capability-store-races.case.js";
 
 const LIMITS = { quotaBytes: 100, maxKeys: 3 };
 
@@ -86,6 +89,8 @@ export function capabilityStoreSuite(name: string, open: () => CapabilityStore, 
         await store.close();
       }
     });
+
+    stateRaceCases(open, reopen);
 
     if (reopen !== undefined) {
       it("keeps state and uses across a reopen", async () => {

@@ -1,6 +1,12 @@
 /**
  * @module src/capabilities/memory-capability-store
  * The capability store in memory, for a memory ledger and for tests.
+ *
+ * Atomicity: a quota check and its write happen in one synchronous stretch
+ * (no await between reading the source's usage and keeping the value), so
+ * concurrent `stateSet` calls, of one tool or of many tools of a source,
+ * are judged one after another on what the others kept, as the SQL stores'
+ * transactions judge them.
  */
 import { entryBytes, LATEST_USES_KEPT, type CapabilityCounter, type CapabilityStore, type CapabilityUse, type StateLimits, type StateUsage } from "./capability-store.js";
 import { CorralError } from "../errors.js";
@@ -38,7 +44,8 @@ export class MemoryCapabilityStore implements CapabilityStore {
   async stateSet(source: string, key: string, json: string, limits: StateLimits): Promise<{ ok: true } | { ok: false; usage: StateUsage }> {
     this.#check();
     const entries = this.#entries(source);
-    const usage = await this.stateUsage(source);
+    // Read and written without yielding: nothing else runs between the check and the write.
+    const usage = usageOf(entries);
     const previous = entries.get(key);
     const after = {
       keys: usage.keys + (previous === undefined ? 1 : 0),
@@ -56,10 +63,7 @@ export class MemoryCapabilityStore implements CapabilityStore {
 
   async stateUsage(source: string): Promise<StateUsage> {
     this.#check();
-    let bytes = 0;
-    const entries = this.#state.get(source) ?? new Map<string, string>();
-    for (const [key, json] of entries) bytes += entryBytes(key, json);
-    return { keys: entries.size, bytes };
+    return usageOf(this.#state.get(source) ?? new Map<string, string>());
   }
 
   async recordUse(use: CapabilityUse): Promise<void> {
@@ -89,4 +93,10 @@ export class MemoryCapabilityStore implements CapabilityStore {
   async close(): Promise<void> {
     this.#alive = false;
   }
+}
+
+function usageOf(entries: Map<string, string>): StateUsage {
+  let bytes = 0;
+  for (const [key, json] of entries) bytes += entryBytes(key, json);
+  return { keys: entries.size, bytes };
 }

@@ -43,6 +43,8 @@ export type CodeModeDeps = {
   fastTool(entry: CatalogEntry): Promise<FastTool | undefined>;
   /** A fast call's record through the call path's own steps (recordFastCall). */
   recordFast(entry: CatalogEntry, fast: { callId: string; ended: FastEnded }, caller: Caller, via: string, traceContext: ScriptCallContext["traceContext"]): { result: ToolResult; committed: Promise<void> };
+  /** A lane call started: the capability broker knows it until the returned function (openLaneCall). */
+  openLaneCall(entry: CatalogEntry, callId: string): () => void;
   channels: ChannelLimits;
 };
 
@@ -122,11 +124,17 @@ export class CodeMode {
   }
 
   #open(callId: string, source: string, caller: Caller, context: ScriptCallContext, fast: CatalogEntry[]): (end: ScriptEnd) => Promise<Record<string, unknown>> {
-    const script = openScript(source, caller, context, fast);
+    // The script's end cancels what it left: a nested call still waiting (for its gate, its turn) ends `cancelled`.
+    const left = new AbortController();
+    const signal = context.signal === undefined ? left.signal : AbortSignal.any([context.signal, left.signal]);
+    const script = openScript(source, caller, { ...context, signal }, fast);
     this.#scripts.set(callId, script);
     return async (end) => {
       if (script.ended) return {};
       script.ended = true;
+      left.abort();
+      for (const close of script.laneCalls.values()) close();
+      script.laneCalls.clear();
       this.#scripts.delete(callId);
       // A fast call its worker's death was charged to: its strike, like any nested call's.
       const culprit = end.culprit === undefined ? undefined : fast[end.culprit.tool];
@@ -135,6 +143,14 @@ export class CodeMode {
       return scriptDetails(script);
     };
   }
+
+  /** A lane call of a running script started: its capability requests are judged as its tool's from now until its record. */
+  readonly laneStarted = (callId: string, id: string, tool: number): void => {
+    const script = this.#scripts.get(callId);
+    const entry = script?.fast[tool];
+    if (script === undefined || entry === undefined) return;
+    script.laneCalls.set(id, this.#deps.openLaneCall(entry, id));
+  };
 
   /**
    * Records of a script's fast nested calls (in call order): each goes
@@ -146,6 +162,8 @@ export class CodeMode {
     const script = this.#scripts.get(callId);
     if (script === undefined) return;
     for (const record of records) {
+      script.laneCalls.get(record.callId)?.();
+      script.laneCalls.delete(record.callId);
       const entry = record.tool === undefined ? undefined : script.fast[record.tool];
       if (record.refused !== undefined) noteCall(script, record.refused.name, record.refused.kind, 0);
       else if (entry !== undefined && record.reply !== undefined) {

@@ -27,7 +27,7 @@ import { hostArguments } from "./arguments.js";
 import { isolationFor } from "./isolation.js";
 import { Telemetry } from "../telemetry/index.js";
 import { runCall, type CallDeps } from "./call-path.js";
-import { fastToolOf, recordFastCall } from "./fast-calls.js";
+import { fastToolOf, openLaneCall, recordFastCall } from "./fast-calls.js";
 import { createHostCapabilities, type HostCapabilities } from "../capabilities/index.js";
 import { Loader } from "./loader.js";
 import { CodeMode, resolveCodeModeOptions } from "../codemode/index.js";
@@ -35,7 +35,7 @@ import { QuarantineView } from "./quarantine-view.js";
 import { CLOSE_WAIT_MS, OpenCalls } from "./open-calls.js";
 import { finishLoad, summarizeLoad, type AfterLoadDeps } from "./after-load.js";
 import { announceStateChange, announceStoreStatus } from "./ledger-signals.js";
-import { declarationsFor, limitsOf, toolInfoOf } from "./tool-info.js";
+import { declarationsFor, limitsOf, memoryMbOf, toolInfoOf } from "./tool-info.js";
 import type { AuthorRequest, CallOptions, DeclarationOptions, Host, LoadRequest, LoadResult, ToolDeclaration, ToolInfo } from "./types.js";
 
 const AGENT_ID = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -83,7 +83,10 @@ class CorralHost implements Host {
     this.#pool = new SandboxPool({
       // A running Code Mode script's requests are Code Mode's; every other call's, the broker's.
       capabilities: (message, hooks) => (this.#codeMode?.owns(message.callId) === true ? this.#codeMode.handle(message, hooks) : broker.handle(message, hooks)),
-      fastRecords: (callId, records) => this.#codeMode?.fastRecords(callId, records),
+      lanes: {
+        started: (callId, id, tool) => this.#codeMode?.laneStarted(callId, id, tool),
+        records: (callId, records) => this.#codeMode?.fastRecords(callId, records),
+      },
       workers: options.workers,
       spareWorkers: options.spareWorkers,
       pipelineDepth: options.pipelineDepth,
@@ -108,6 +111,7 @@ class CorralHost implements Host {
       manifests: new ManifestCache({ dir: options.cacheDir, describeLimits: loadLimits, logger: this.#logger }),
       loadLimits,
       sourceRoot: options.sourceRoot === undefined ? undefined : resolve(options.sourceRoot),
+      callMemoryMb: (manifest) => memoryMbOf(options, manifest),
     });
     this.#callDeps = {
       catalog: this.#catalog,
@@ -134,6 +138,7 @@ class CorralHost implements Host {
       call: (name, input, callOptions) => this.#calls.track(runCall(this.#callDeps, name, input, callOptions)),
       fastTool: (entry) => fastToolOf(this.#callDeps, entry),
       recordFast: (entry, fast, caller, via, traceContext) => recordFastCall(this.#callDeps, entry, fast, caller, via, traceContext),
+      openLaneCall: (entry, callId) => openLaneCall(this.#callDeps, entry, callId),
       channels: this.#callDeps.channels,
     });
     this.#afterLoad = {

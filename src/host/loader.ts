@@ -5,6 +5,13 @@
  * whose checked manifests are cached: registry/manifest-cache.ts), refuse
  * names another source owns, then replace the source's tools in the catalog.
  * Agents' submissions go through the same path with their own limits.
+ *
+ * Every call of a tool reruns its module's top level in an isolate of the
+ * call's memory limit. A module is described under `loadMemoryMb`; when a
+ * tool of it runs its calls under less, the top level is run once more
+ * under that smaller limit (once per bundle and limit in this host), and a
+ * top level that does not fit is refused here, `memory`, with both figures:
+ * it would otherwise load `ok` and fail every call `memory`, a strike each.
  */
 import type { BundleRef, CallLimits } from "../../sandbox/shared/task-parts.js";
 import type { BundleCache, CompileResult } from "../compile/index.js";
@@ -23,6 +30,8 @@ export type LoaderDeps = {
   loadLimits: CallLimits;
   /** What `plugin:<path>` ids are relative to; undefined: the working directory at each load. */
   sourceRoot: string | undefined;
+  /** The memory limit a call of this tool runs under when the caller asks for none (limitsOf). */
+  callMemoryMb(manifest: Manifest): number;
 };
 
 type Described = { ok: true; manifests: Manifest[]; origin: ManifestOrigin } | { ok: false; kind: LoadFailureKind; message: string };
@@ -31,6 +40,8 @@ export type AuthorLimits = { maxTools: number; maxSourceBytes: number };
 
 export class Loader {
   readonly #deps: LoaderDeps;
+  /** `<bundle hash>:<MB>`: top levels seen to run within that call memory limit. */
+  readonly #fits = new Set<string>();
 
   constructor(deps: LoaderDeps) {
     this.#deps = deps;
@@ -69,6 +80,8 @@ export class Loader {
 
     const described = await this.#describe(bundle);
     if (!described.ok) return fail(described.kind, described.message);
+    const fits = await this.#fitsCallMemory(bundle, described.manifests);
+    if (fits !== undefined) return fail("memory", fits);
     const names = described.manifests.map((manifest) => manifest.name);
     if (authorLimits !== undefined && names.length > authorLimits.maxTools) {
       return fail("compile_error", `the module defines ${names.length} tools; an agent may have at most ${authorLimits.maxTools}`);
@@ -86,6 +99,35 @@ export class Loader {
     }));
     this.#deps.catalog.replaceSource(source, entries);
     return { ok: true, source, version: compiled.hash, cached: compiled.cached, manifestsFrom: described.origin, tools: [] };
+  }
+
+  /**
+   * Why the module's top level cannot run under the smallest call memory
+   * limit of its tools (a message naming both figures), or undefined when it
+   * can, or when no tool's limit is below the load limit. Only a `memory`
+   * verdict refuses: any other failure of the second run leaves the verdict
+   * to the calls, as before.
+   */
+  async #fitsCallMemory(bundle: BundleRef, manifests: Manifest[]): Promise<string | undefined> {
+    const load = this.#deps.loadLimits;
+    let tightest: { name: string; memoryMb: number } | undefined;
+    for (const manifest of manifests) {
+      const memoryMb = this.#deps.callMemoryMb(manifest);
+      if (memoryMb < load.memoryMb && (tightest === undefined || memoryMb < tightest.memoryMb)) tightest = { name: manifest.name, memoryMb };
+    }
+    if (tightest === undefined || this.#fits.has(`${bundle.hash}:${tightest.memoryMb}`)) return undefined;
+    const limits = { ...load, memoryMb: tightest.memoryMb };
+    const outcome = await this.#deps.pool.run({ type: "describe", bundle, limits }, limits, `describe:${bundle.hash}:${tightest.memoryMb}`);
+    const kind = outcome.ok ? outcome.reply.kind : outcome.kind;
+    if (kind !== "memory") {
+      if (kind === "ok") this.#fits.add(`${bundle.hash}:${tightest.memoryMb}`);
+      return undefined;
+    }
+    return (
+      `the module's top level does not run within ${tightest.memoryMb} MB, the memory limit a call of "${tightest.name}" runs under ` +
+      `(it loaded within loadMemoryMb, ${load.memoryMb} MB): every call reruns the top level, so every call would fail memory; ` +
+      `allocate less at the top level (do the work in run) or give the tool more memory (limits.memoryMb)`
+    );
   }
 
   async #describe(bundle: BundleRef): Promise<Described> {

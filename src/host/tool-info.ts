@@ -16,8 +16,12 @@ import type { CallOptions, DeclarationOptions, ToolDeclaration, ToolInfo } from 
 
 export function limitsOf(o: ResolvedHostOptions, entry: CatalogEntry, options: CallOptions): CallLimits {
   const timeoutMs = Math.min(options.timeoutMs ?? entry.manifest.limits.timeoutMs ?? o.defaultTimeoutMs, o.maxTimeoutMs);
-  const memoryMb = Math.min(options.memoryMb ?? entry.manifest.limits.memoryMb ?? o.defaultMemoryMb, o.maxMemoryMb);
-  return { timeoutMs: Math.max(1, Math.floor(timeoutMs)), memoryMb: Math.max(8, Math.floor(memoryMb)), maxOutputBytes: o.maxOutputBytes, maxDepth: o.maxDepth };
+  return { timeoutMs: Math.max(1, Math.floor(timeoutMs)), memoryMb: memoryMbOf(o, entry.manifest, options), maxOutputBytes: o.maxOutputBytes, maxDepth: o.maxDepth };
+}
+
+/** A call's memory limit: the caller's ask, the tool's own, the host's default, capped by the host's maximum (at least 8 MB). */
+export function memoryMbOf(o: ResolvedHostOptions, manifest: CatalogEntry["manifest"], options: CallOptions = {}): number {
+  return Math.max(8, Math.floor(Math.min(options.memoryMb ?? manifest.limits.memoryMb ?? o.defaultMemoryMb, o.maxMemoryMb)));
 }
 
 export function toolInfoOf(o: ResolvedHostOptions, entry: CatalogEntry): ToolInfo {

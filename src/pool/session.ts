@@ -109,7 +109,7 @@ export class WorkerSession {
       nested: this.#nested,
       head: () => this.#schedule.head,
       broken: (message) => this.kill("protocol", message),
-      ...(hooks.fastRecords !== undefined ? { fastRecords: hooks.fastRecords } : {}),
+      ...(hooks.lanes !== undefined ? { lanes: hooks.lanes } : {}),
     });
     this.#capabilities = {
       handler: hooks.capability,

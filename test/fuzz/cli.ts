@@ -4,7 +4,8 @@
  * fuzz campaign (campaign.ts). Prints progress, each failure's seed, reason
  * and shrunk program, and a summary; exits 1 if any program failed.
  * `--campaign payloads` runs the payload campaign instead (payloads.ts):
- * capability payload sizes around each cap.
+ * capability payload sizes around each cap; `--campaign state` the
+ * concurrent-state-writes campaign (state-writes.ts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +13,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { runCampaign, type Failure } from "./campaign.js";
 import { runPayloadCampaign } from "./payloads.js";
+import { runStateCampaign } from "./state-writes.js";
 
 const { values } = parseArgs({
   options: {
@@ -38,8 +40,32 @@ if (values.campaign === "payloads") {
   );
   console.log(JSON.stringify({ cases: stats.ran, failures: stats.failures, struck: stats.struck, outcomes: stats.outcomes }, null, 2));
   process.exit(stats.failures.length === 0 && stats.struck.length === 0 ? 0 : 1);
+} else if (values.campaign === "state") {
+  const dir = mkdtempSync(join(tmpdir(), "corral-fuzz-state-"));
+  console.log(`corral fuzz (state writes): ${count} batches from seed ${seed}`);
+  let failures = 0;
+  let refused = 0;
+  try {
+    await runStateCampaign({
+      count,
+      seed,
+      dir,
+      onResult(at, program, verdict) {
+        if (verdict.ok) refused += verdict.refused;
+        else {
+          failures++;
+          console.log(`\nFAILURE seed=${at}: ${verdict.reason}\n  replay: npm run fuzz -- --campaign state --count 1 --seed ${at}\n  program: ${JSON.stringify(program)}`);
+        }
+        if ((at - seed + 1) % 100 === 0) console.log(`  ${at - seed + 1}/${count} batches, ${failures} failures, ${refused} sets refused too_large`);
+      },
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(JSON.stringify({ batches: count, failures, refusedTooLarge: refused }));
+  process.exit(failures === 0 ? 0 : 1);
 } else if (values.campaign !== "programs") {
-  console.error("--campaign is programs (the default) or payloads");
+  console.error("--campaign is programs (the default), payloads or state");
   process.exit(2);
 }
 
