@@ -21,6 +21,9 @@ export {
 export { Caller, createCaller, CallerOptions, CALLER_ORIGINS, type CallerOrigin } from "./registry/index.js";
 export { HostOptions, HOST_DEFAULTS } from "./options.js";
 
+// corral.json: the CLI's config, createHost's options as data (docs/config.md)
+export { CorralConfig, CONFIG_FILE_NAME, configJsonSchema, findConfigFile, readConfig, type ConfigHostOptions, type ConfigIssue, type LoadedConfig } from "./config/index.js";
+
 // Events
 export type { HostEvent, HostEventListener } from "./events.js";
 

@@ -6,20 +6,23 @@
  * stream. Unheard, that event kills the process with a stack trace and
  * leaves the command's workers to die with it.
  *
- * So the CLI listens on its own stdout and stderr, for the whole process:
- * any error there aborts one signal, quietly (there is nowhere left to say
- * it). Commands that serve until stopped (mcp, dashboard) and the demo stop
- * at that signal; every command closes its host as it ends, and the exit
- * code stays the command's own.
+ * So the CLI listens on its own stdout and stderr, for the whole process.
+ * An error on stdout aborts one signal, quietly (there is nowhere left to
+ * say it): commands that serve until stopped (mcp, dashboard) and the demo
+ * stop at it, since their answer has no reader any more. An error on stderr
+ * is only swallowed: logs nobody reads are no reason to stop serving a
+ * client that still talks on stdin and stdout. Every command closes its
+ * host as it ends, and the exit code stays the command's own.
  */
 let watched: AbortController | undefined;
 
-export function outputClosedSignal(streams: readonly NodeJS.WritableStream[] = [process.stdout, process.stderr]): AbortSignal {
+export function outputClosedSignal(stdout: NodeJS.WritableStream = process.stdout, stderr: NodeJS.WritableStream = process.stderr): AbortSignal {
   if (watched !== undefined) return watched.signal;
   const controller = new AbortController();
   watched = controller;
-  // Kept for the process's life: a late write's error (ERR_STREAM_DESTROYED after the EPIPE) must find it too.
-  for (const stream of streams) stream.on("error", () => controller.abort());
+  // Kept for the process's life: a late write's error (ERR_STREAM_DESTROYED after the EPIPE) must find them too.
+  stdout.on("error", () => controller.abort());
+  stderr.on("error", () => undefined);
   return controller.signal;
 }
 

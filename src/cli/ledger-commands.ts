@@ -25,8 +25,8 @@ export function addLedgerCommands(program: Command, perform: Perform): void {
     .addHelpText(
       "after",
       `
-Reads the ledger file directly (--ledger, default ${DEFAULT_LEDGER_FILE}), the one a running
-host writes; exits 1 if it does not exist, or if the source has no record in it.
+Reads the ledger file directly (--ledger, else corral.json's ledger.store, else ${DEFAULT_LEDGER_FILE}
+beside the config or here), the one a running host writes; exits 1 if it does not exist, or if the source has no record in it.
 Counts per source and tool: CALLS = OK + TOOL ERR + INVALID + TIMEOUT + MEMORY + CRASH + OTHER.
 Timeouts, memory and crashes are strikes; enough of them quarantine the source.
 One source's report also shows Code Mode's part: for code:<caller id>, the tools its
@@ -54,13 +54,13 @@ script sources that called its tools.`,
   program
     .command("dashboard")
     .description("serve a web page of the ledger on 127.0.0.1: sources by trouble, strike timelines, quarantine and release")
-    .option("--port <n>", "the port (default: any free one, printed)", parsePort)
+    .option("--port <n>", "the port (default: corral.json's dashboard.port, else any free one, printed)", parsePort)
     .option("--token <token>", "the token the page and API require (default: $CORRAL_DASHBOARD_TOKEN, else a random one, printed)")
     .addHelpText(
       "after",
       `
-Reads and writes the ledger (--ledger: the SQLite file, default ${DEFAULT_LEDGER_FILE}, or the
-postgres:// URL hosts record in); exits 1 if it does not exist or is not a ledger. Quarantines made
+Reads and writes the ledger (--ledger, else corral.json's ledger.store: the SQLite file, default
+${DEFAULT_LEDGER_FILE}, or the postgres:// URL hosts record in); the port: --port, else dashboard.port; exits 1 if it does not exist or is not a ledger. Quarantines made
 on the page are recorded under dashboard:<your user name>, and hosts sharing the ledger obey them
 from their next call.`,
     )

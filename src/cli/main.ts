@@ -156,10 +156,10 @@ With --json, prints the ToolResult (or the failed LoadResult) on stdout.`,
     .argument("[paths...]", "tool files, plugin folders or folders of plugins (default: corral.json's tools, else the bundled plugins)")
     .addOption(new Option("--http", "serve Streamable HTTP at /mcp instead of stdio (corral.json: mcp.transport)").conflicts("stdio"))
     .option("--stdio", "serve stdio even if corral.json says mcp.transport: \"http\"")
-    .option("--port <n>", "the HTTP port (default: any free one, printed)", parseCount)
-    .option("--host <address>", "the HTTP address to bind (default 127.0.0.1; anything else exposes the tools to the network)", parseNonEmpty("an address"))
+    .option("--port <n>", "the HTTP port (default: corral.json's mcp.port, else any free one, printed)", parseCount)
+    .option("--host <address>", "the HTTP address to bind (default: corral.json's mcp.host, else 127.0.0.1; anything else exposes the tools to the network)", parseNonEmpty("an address"))
     .option("--token <token>", `the bearer token HTTP clients must send (default: $${MCP_TOKEN_ENV}, else a random one, printed)`, parseNonEmpty("a token"))
-    .option("--allowed-host <name>", "a name clients reach the server by (its DNS name, a proxy's), as name or name:port; repeat for more", (name: string, previous: string[] = []) => [...previous, name])
+    .option("--allowed-host <name>", "a name clients reach the server by (its DNS name, a proxy's), as name or name:port; repeat for more (replaces corral.json's mcp.allowedHosts)", (name: string, previous: string[] = []) => [...previous, name])
     .option("--workers <n>", `sandbox worker processes (default: corral.json's workers, else ${MCP_DEFAULT_WORKERS})`, parsePositive("workers"))
     .addHelpText(
       "after",

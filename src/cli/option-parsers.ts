@@ -7,9 +7,9 @@
  */
 import { InvalidArgumentError } from "commander";
 
-/** The host's own default, relative to the working directory. */
+/** The host's own default, relative to the config's folder (context-for.ts), else the working directory. */
 export const DEFAULT_CACHE_DIR = ".corral/cache";
-/** The host's own default, relative to the working directory. */
+/** The host's own default, relative to the config's folder (context-for.ts), else the working directory. */
 export const DEFAULT_LEDGER_FILE = ".corral/ledger.db";
 
 export function parseJsonInput(text: string): unknown {

@@ -27,9 +27,13 @@ const HostData = HostOptions.omit({ beforeToolCall: true, onEvent: true, logger:
 const LedgerData = HostOptions.shape.ledger
   .unwrap()
   .omit({ now: true })
-  .extend({ store: z.union([z.string().min(1), z.literal(false)]).optional() });
+  .extend({ store: z.union([z.string().min(1), z.literal(false)]).optional().describe('a SQLite file (relative to this file), a postgres:// URL, ":memory:" or false; default .corral/ledger.db beside this file') })
+  .describe("the ledger: its store, quarantine policy and report sizes");
 
-const CapabilitiesData = HostOptions.shape.capabilities.unwrap().omit({ store: true });
+const CapabilitiesData = HostOptions.shape.capabilities
+  .unwrap()
+  .omit({ store: true })
+  .describe("what tools may reach beyond computing (fetch, ctx.fs, ctx.state), host-wide and per source kind or id; fs roots relative to this file; nothing by default");
 
 export const McpSection = z
   .strictObject({

@@ -38,7 +38,7 @@ const INITIALIZE = `${JSON.stringify({
   params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "gone", version: "1" } },
 })}\n`;
 
-describe("a closed stdout", { timeout: 120_000 }, () => {
+describe("a closed stdout or stderr", { timeout: 120_000 }, () => {
   const dir = tempDir("corral-cli-epipe-");
   after(() => dir.remove());
   const quiet = (ended: Ended) => assert.doesNotMatch(ended.stderr, /EPIPE|Error|    at /, ended.stderr);
@@ -61,5 +61,27 @@ describe("a closed stdout", { timeout: 120_000 }, () => {
     assert.equal(ended.signal, null);
     assert.equal(ended.code, 0, ended.stderr);
     quiet(ended);
+  });
+
+  it("mcp over stdio serves on when only its stderr is closed (logs nobody reads)", async () => {
+    const { CORRAL_LOG: _ignored, ...env } = process.env;
+    const args = [BIN, "--no-config", "--cache-dir", join(dir.path, "cache"), "--ledger", join(dir.path, "ledger.db"), "mcp"];
+    const child = spawn(process.execPath, args, { cwd: dir.path, env, stdio: ["pipe", "pipe", "pipe"] });
+    child.stderr.destroy();
+    let stdout = "";
+    const answered = new Promise<void>((resolve) => {
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        stdout += chunk;
+        if (stdout.includes('"id":1')) resolve();
+      });
+    });
+    const closed = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
+    // Asked only once it has loaded (and so written its progress lines to the closed stderr).
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    child.stdin.write(INITIALIZE);
+    await Promise.race([answered, closed.then((code) => assert.fail(`exited ${code} instead of answering`))]);
+    assert.match(stdout, /"serverInfo"/);
+    child.stdin.end();
+    assert.equal(await closed, 0);
   });
 });

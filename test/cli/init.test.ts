@@ -52,6 +52,15 @@ describe("corral init", { timeout: 120_000 }, () => {
     assert.throws(() => readFileSync(join(project, "tools", "hello.ts")), /ENOENT/, "not even the tool file");
   });
 
+  it("points $schema at the project's own installed corral when there is one", async () => {
+    const project = join(dir.path, "installed");
+    mkdirSync(join(project, "node_modules", "corral"), { recursive: true });
+    writeFileSync(join(project, "node_modules", "corral", "corral.schema.json"), "{}");
+    const init = await runCli(["init"], { cwd: project });
+    assert.equal(init.code, 0, init.stderr);
+    assert.match(readFileSync(join(project, "corral.json"), "utf8"), /"\$schema": "\.\/node_modules\/corral\/corral\.schema\.json"/);
+  });
+
   it("writes into the folder given, whatever config is above it", async () => {
     writeFileSync(join(dir.path, "corral.json"), "{ broken");
     const init = await runCli(["init", "sub"], { cwd: dir.path });

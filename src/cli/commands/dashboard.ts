@@ -45,13 +45,15 @@ export async function dashboardCommand(given: DashboardCliOptions, context: CliC
     throw error;
   }
   try {
+    // Listening before the page is announced: whoever reads the address may signal at once.
+    const stopped = options.stop ?? Promise.race([untilSignal(), whenAborted(context.closed)]);
     const told = options.token !== undefined ? "--token" : token !== undefined ? DASHBOARD_TOKEN_ENV : null;
     writeLines(context.io.stdout, [
       `corral dashboard of ${ledgerLabel(context.ledgerFile)}`,
       told === null ? `open ${dashboard.openUrl}` : `open ${dashboard.url} with the token from ${told} (${dashboard.url}#token=<token>)`,
       "(Ctrl-C to stop)",
     ]);
-    await (options.stop ?? Promise.race([untilSignal(), whenAborted(context.closed)]));
+    await stopped;
     return EXIT.ok;
   } finally {
     await dashboard.close();

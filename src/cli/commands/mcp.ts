@@ -50,9 +50,11 @@ export async function mcpCommand(paths: string[], options: McpOptions, context: 
           ...(options.port !== undefined ? { port: options.port } : {}),
           ...(options.token !== undefined ? { token: options.token } : {}),
         });
+        // Listening before the address is announced: whoever reads it may signal at once.
+        const stopped = Promise.race([untilSignal(), whenAborted(context.closed)]);
         context.io.stderr.write(`corral mcp: serving Streamable HTTP at ${listening.url}\n`);
         if (options.token === undefined) context.io.stderr.write(`corral mcp: bearer token (set ${MCP_TOKEN_ENV} or --token to choose one): ${listening.token}\n`);
-        await Promise.race([untilSignal(), whenAborted(context.closed)]);
+        await stopped;
       } else {
         const transport = new StdioServerTransport();
         const ended = new Promise<void>((resolveEnded) => {
