@@ -8,7 +8,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -50,12 +51,15 @@ function freePort(): Promise<number> {
 const { CORRAL_LOG: _ignored, ...ENV } = process.env as Record<string, string>;
 
 describe("the README's MCP client configs", { timeout: 180_000 }, () => {
-  it("stdio: the config's command serves the tools", async () => {
+  it("stdio: the config's command serves the project's tools, from whatever folder the client starts it in", async () => {
     const dir = tempDir();
     writeTools(join(dir.path, "tools"));
+    writeFileSync(join(dir.path, "corral.json"), '{ "tools": ["./tools"] }\n');
+    const args = corralArgs(config("mcp-stdio")).map((arg) => arg.replace("/path/to/project", dir.path));
     const client = new Client({ name: "readme-stdio", version: "1.0.0" });
     try {
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, ...corralArgs(config("mcp-stdio"))], cwd: dir.path, env: ENV, stderr: "ignore" }));
+      // A desktop client starts servers in a folder of its own choosing.
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, ...args], cwd: tmpdir(), env: ENV, stderr: "ignore" }));
       assert.ok((await client.listTools()).tools.some((tool) => tool.name === "echo"));
     } finally {
       await client.close();
