@@ -19,7 +19,7 @@
 import type { Logger } from "pino";
 import { CapabilityRequest, type CapabilityAnswer, type CapabilityErrorCode, type CapabilityRequestMessage } from "../../sandbox/shared/capability-messages.js";
 import type { Effect } from "../../sandbox/shared/tool-vocabulary.js";
-import { askGate, type BeforeToolCall, type ResolvedEffectPolicy } from "../gate/index.js";
+import { askGate, type BeforeToolCall, type GateContext, type ResolvedEffectPolicy } from "../gate/index.js";
 import { checkSourceId } from "../registry/source.js";
 import type { CapabilityStore, CapabilityOutcome } from "./capability-store.js";
 import type { GrantResolver, SourceGrant } from "./options.js";
@@ -32,7 +32,8 @@ export type OpenCall = {
   tool: string;
   effects: readonly string[] | null;
   timeoutMs: number;
-  signal: AbortSignal | undefined;
+  /** The call's signal, caller and asker, as the gate is told them. */
+  gate: GateContext;
 };
 
 type CallState = OpenCall & { startedAt: number; pausedMs: number; requests: number; uses: number };
@@ -145,7 +146,7 @@ export class CapabilityBroker {
       const verdict = await askGate(
         this.#options.gate,
         { callId: call.callId, tool: call.tool, source: call.source, input: undefined, effects: call.effects === null ? null : [...call.effects], policy: "ask", capability: { effect, operation, target } },
-        { signal: call.signal },
+        call.gate,
       );
       call.pausedMs += performance.now() - waited;
       if (verdict.action === "block") return refuse("blocked", `${operation} ${target} was blocked by the gate: ${verdict.reason}`);
