@@ -28,8 +28,6 @@ export class JsonRpcError extends Error {
   }
 }
 
-/** What the SDK routes by: the method only; params are checked below. */
-export const LooseCallToolRequest = z.object({ method: z.literal("tools/call"), params: z.unknown() });
 
 const CallParams = z.looseObject({
   name: z.string({ error: "must be a string" }).min(1, "must not be empty"),
@@ -45,6 +43,11 @@ export function parseCallParams(params: unknown): CallParams {
   const field = issue === undefined || issue.path.length === 0 ? "params" : `params.${issue.path.map(String).join(".")}`;
   const detail = issue?.code === "invalid_type" && issue.path.length === 0 ? "must be an object with a tool's name" : (issue?.message ?? "is malformed");
   throw new JsonRpcError(ErrorCode.InvalidParams, `invalid tools/call params: ${field} ${detail}`.slice(0, 300));
+}
+
+/** What the SDK answers for a method nobody serves, as the fallback must now say it. */
+export function methodNotFound(method: string): JsonRpcError {
+  return new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method.slice(0, 64)}`);
 }
 
 /** The one answer for a tool this session cannot call, whether or not it exists. */

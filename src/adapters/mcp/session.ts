@@ -29,7 +29,7 @@ import { ListToolsRequestSchema, type CallToolResult, type RequestId } from "@mo
 import type { Host } from "../../host/index.js";
 import { createCaller, type Caller } from "../../registry/index.js";
 import { toCallToolResult } from "./call-result.js";
-import { LooseCallToolRequest, parseCallParams, unknownTool } from "./call-params.js";
+import { methodNotFound, parseCallParams, unknownTool } from "./call-params.js";
 import { askThroughClient, type SendOnCall } from "./elicit.js";
 import { listTools } from "./tool-list.js";
 
@@ -80,7 +80,12 @@ export class McpSession {
       { capabilities: { tools: { listChanged: true } }, ...(settings.instructions !== undefined ? { instructions: settings.instructions } : {}) },
     );
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools(this.#host, this.caller) }));
-    this.server.setRequestHandler(LooseCallToolRequest, (request, extra) => this.#tracked(request.params, extra));
+    // tools/call is not registered with setRequestHandler: the SDK's Server
+    // wraps that handler in its own check of the params, which answers a
+    // malformed request with its validator's dump. It is served by the
+    // fallback instead, which sees every method no handler took.
+    this.server.fallbackRequestHandler = (request, extra) =>
+      request.method === "tools/call" ? this.#tracked(request.params, extra) : Promise.reject(methodNotFound(request.method));
     this.#unsubscribe = host.on((event) => {
       if (LIST_CHANGING_EVENTS.has(event.type)) this.#listChanged();
     });
