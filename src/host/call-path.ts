@@ -167,7 +167,7 @@ function sandboxRun(deps: CallDeps, entry: CatalogEntry, inputJson: string, info
   if (closeCapabilities !== undefined) run.closeCapabilities = closeCapabilities;
   if (runner.kind === "script") {
     // A script's tool calls are answered from here until its run is over; then they go into `details`.
-    run.closeScript = runner.open(info.callId, { traceContext: span.context, signal: options.signal, scope: options.scope });
+    run.closeScript = runner.open(info.callId, { traceContext: span.context, signal: options.signal, scope: options.scope, askUser: options.askUser });
     if (runner.fastLane !== undefined) task.fastLane = scope === "" ? runner.fastLane : { ...runner.fastLane, scope };
   }
   return run;

@@ -4,7 +4,8 @@
  * Client: the question names the tool, its source, the effect and the
  * target; accepted, the call runs; declined, it is blocked; a client
  * without the capability, or a server that does not ask, is refused with
- * the config key that would allow it.
+ * the config key that would allow it. A Code Mode script's tool calls are
+ * asked about the same way.
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -73,6 +74,7 @@ describe("MCP elicitation for effects whose policy is ask", { timeout: 120_000 }
       ledger: { store: join(dir.path, "ledger.db") },
       effects: { agent: { net_read: "ask", exec: "ask" } },
       capabilities: { net: { allow: [origin] } },
+      codeMode: {},
     });
     for (const [name, effects, body] of [
       ["fetcher", ["net_read"], "const r = await fetch(input.url); return await r.text();"],
@@ -132,6 +134,15 @@ describe("MCP elicitation for effects whose policy is ask", { timeout: 120_000 }
     const { client, questions } = await connect(silent, "accept");
     assert.match(textOf(await client.callTool({ name: "runner", arguments: {} })), /effects\.agent\.exec/);
     assert.equal(questions.length, 0, "a server without elicitApprovals never asks");
+  });
+
+  it("asks about the tools a Code Mode script calls, as about a direct call", async () => {
+    const { client, questions } = await connect(asking, "accept");
+    const script = await client.callTool({ name: "run_code", arguments: { code: "return await tools.runner({});" } });
+    assert.equal(script.isError, undefined, textOf(script));
+    assert.match(textOf(script), /ran/);
+    assert.equal(questions.length, 1);
+    assert.match(questions[0] ?? "", /^Allow the tool "runner" \(source agent:runner\) to run with the effects exec\?/);
   });
 
   it("asks over Streamable HTTP on the call's own stream", async () => {
