@@ -63,6 +63,8 @@ describe("MCP protocol errors and streams", { timeout: 120_000 }, () => {
       assert.ok(error.message.startsWith(`invalid tools/call params: ${field} `), error.message);
       assert.ok(error.message.length < 120 && !/[[{]/.test(error.message), `short and plain: ${error.message}`);
     }
+    const list = errorOf(await raw.post({ jsonrpc: "2.0", id: 3, method: "tools/list", params: { cursor: 5 } }, session));
+    assert.deepEqual(list, { code: -32602, message: "invalid tools/list params: params.cursor must be a string" });
     const bad = await raw.call(2, "echo", { text: 5 }, session);
     assert.equal((bad.messages[0]?.result as { isError?: boolean }).isError, true, "a tool's own invalid input stays an isError result");
   });

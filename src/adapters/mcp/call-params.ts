@@ -1,8 +1,8 @@
 /**
  * @module src/adapters/mcp/call-params
- * A tools/call request's params, checked by corral rather than by the SDK,
- * whose own check answers a malformed request with -32603 and a raw zod
- * dump. The specification's words, and what corral answers:
+ * The params of tools/call and tools/list, checked by corral rather than by
+ * the SDK, whose own check answers a malformed request with a raw zod dump
+ * (-32602 for tools/call, -32603 for the rest). The specification's words, and what corral answers:
  *
  * - "Invalid params" is -32602 (JSON-RPC 2.0): a short message naming the
  *   field, never the validator's own output.
@@ -36,13 +36,24 @@ const CallParams = z.looseObject({
 });
 export type CallParams = z.infer<typeof CallParams>;
 
+const ListParams = z.looseObject({ cursor: z.string({ error: "must be a string" }).optional() }).optional();
+
 export function parseCallParams(params: unknown): CallParams {
-  const parsed = CallParams.safeParse(params);
+  return checked(CallParams, params, "tools/call", "must be an object with a tool's name");
+}
+
+/** tools/list takes only an optional cursor (corral lists every tool in one page, so any string is the end). */
+export function checkListParams(params: unknown): void {
+  checked(ListParams, params, "tools/list", "must be an object");
+}
+
+function checked<T extends z.ZodType>(schema: T, params: unknown, method: string, whole: string): z.output<T> {
+  const parsed = schema.safeParse(params);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const field = issue === undefined || issue.path.length === 0 ? "params" : `params.${issue.path.map(String).join(".")}`;
-  const detail = issue?.code === "invalid_type" && issue.path.length === 0 ? "must be an object with a tool's name" : (issue?.message ?? "is malformed");
-  throw new JsonRpcError(ErrorCode.InvalidParams, `invalid tools/call params: ${field} ${detail}`.slice(0, 300));
+  const detail = issue?.code === "invalid_type" && issue.path.length === 0 ? whole : (issue?.message ?? "is malformed");
+  throw new JsonRpcError(ErrorCode.InvalidParams, `invalid ${method} params: ${field} ${detail}`.slice(0, 300));
 }
 
 /** What the SDK answers for a method nobody serves, as the fallback must now say it. */

@@ -8,7 +8,7 @@
  *
  * ```
  * tools/list ─▶ host.declarations({ caller }) + host.tools() ─▶ Tool[]
- * tools/call ─▶ params checked (call-params.ts: -32602) ─▶ host.call(name, args, { caller, scope, signal, askUser })
+ * tools/call ─▶ params checked (call-params.ts: -32602, as for tools/list) ─▶ host.call(name, args, { caller, scope, signal, askUser })
  *                 unknown_tool ─▶ JSON-RPC -32602; every other result ─▶ CallToolResult
  *                 signal: notifications/cancelled, the HTTP client gone, or the session closed
  *                 askUser: the client's user through elicitation (elicit.ts), when the server asks users
@@ -25,11 +25,11 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ListToolsRequestSchema, type CallToolResult, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Host } from "../../host/index.js";
 import { createCaller, type Caller } from "../../registry/index.js";
 import { toCallToolResult } from "./call-result.js";
-import { methodNotFound, parseCallParams, unknownTool } from "./call-params.js";
+import { checkListParams, methodNotFound, parseCallParams, unknownTool } from "./call-params.js";
 import { askThroughClient, type SendOnCall } from "./elicit.js";
 import { listTools } from "./tool-list.js";
 
@@ -79,13 +79,16 @@ export class McpSession {
       { name: settings.name, version: settings.version },
       { capabilities: { tools: { listChanged: true } }, ...(settings.instructions !== undefined ? { instructions: settings.instructions } : {}) },
     );
-    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools(this.#host, this.caller) }));
-    // tools/call is not registered with setRequestHandler: the SDK's Server
-    // wraps that handler in its own check of the params, which answers a
-    // malformed request with its validator's dump. It is served by the
-    // fallback instead, which sees every method no handler took.
-    this.server.fallbackRequestHandler = (request, extra) =>
-      request.method === "tools/call" ? this.#tracked(request.params, extra) : Promise.reject(methodNotFound(request.method));
+    // tools/list and tools/call are not registered with setRequestHandler:
+    // the SDK checks a handler's params first and answers a malformed
+    // request with its validator's dump. They are served by the fallback,
+    // which sees every method no handler took, and checked here.
+    this.server.fallbackRequestHandler = async (request, extra) => {
+      if (request.method === "tools/call") return this.#tracked(request.params, extra);
+      if (request.method !== "tools/list") throw methodNotFound(request.method);
+      checkListParams(request.params);
+      return { tools: listTools(this.#host, this.caller) };
+    };
     this.#unsubscribe = host.on((event) => {
       if (LIST_CHANGING_EVENTS.has(event.type)) this.#listChanged();
     });
