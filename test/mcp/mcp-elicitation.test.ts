@@ -33,7 +33,7 @@ export default defineTool({
   async run(input) { ${body} },
 });`;
 
-type Answer = "accept" | "decline" | "cancel";
+type Answer = "accept" | "decline" | "cancel" | { action: "accept"; content: Record<string, boolean> };
 
 describe("MCP elicitation for effects whose policy is ask", { timeout: 120_000 }, () => {
   let dir: ReturnType<typeof tempDir>;
@@ -52,7 +52,7 @@ describe("MCP elicitation for effects whose policy is ask", { timeout: 120_000 }
     if (answer !== undefined) {
       client.setRequestHandler(ElicitRequestSchema, (request) => {
         questions.push(request.params.message);
-        return { action: answer };
+        return typeof answer === "string" ? { action: answer } : answer;
       });
     }
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -79,6 +79,7 @@ describe("MCP elicitation for effects whose policy is ask", { timeout: 120_000 }
     for (const [name, effects, body] of [
       ["fetcher", ["net_read"], "const r = await fetch(input.url); return await r.text();"],
       ["runner", ["exec"], 'return "ran";'],
+      ["twice", ["net_read"], "const a = await fetch(input.url); const b = await fetch(input.url + 'again'); return (await a.text()) + ' ' + (await b.text());"],
     ] as const) {
       const loaded = await host.load({ source: `agent:${name}`, code: tool(name, [...effects], body) });
       assert.ok(loaded.ok, JSON.stringify(loaded));
@@ -104,6 +105,17 @@ describe("MCP elicitation for effects whose policy is ask", { timeout: 120_000 }
     assert.equal(textOf(result), "the page");
     assert.equal(questions.length, 1, "one question: the call starts unasked, its fetch is asked about");
     assert.equal(questions[0], `Allow the tool "fetcher" (source agent:fetcher) to use the "net_read" effect: fetch GET ${origin}/page?`);
+  });
+
+  it("asks each use of a call, unless the user allowed the rest of the call's uses of that effect", async () => {
+    const each = await connect(asking, "accept");
+    assert.equal(textOf(await each.client.callTool({ name: "twice", arguments: { url: `${origin}/page` } })), "the page the page");
+    assert.equal(each.questions.length, 2);
+    const rest = await connect(asking, { action: "accept", content: { allow_rest_of_call: true } });
+    assert.equal(textOf(await rest.client.callTool({ name: "twice", arguments: { url: `${origin}/page` } })), "the page the page");
+    assert.equal(rest.questions.length, 1, "the second fetch of the call was allowed by the first answer");
+    await rest.client.callTool({ name: "twice", arguments: { url: `${origin}/page` } });
+    assert.equal(rest.questions.length, 2, "a new call is asked again");
   });
 
   it("asks about an effect the host does not perform (exec) as the call starts; accepted, it runs", async () => {
