@@ -39,6 +39,7 @@ export {
   EffectDecision,
   EFFECT_POLICY_DEFAULTS,
   GateDecision,
+  type AskUser,
   type BeforeToolCall,
   type GateCall,
   type GateContext,

@@ -19,7 +19,7 @@
 import type { Logger } from "pino";
 import { CapabilityRequest, type CapabilityAnswer, type CapabilityErrorCode, type CapabilityRequestMessage, type PayloadCaps, type WirePayload } from "../../sandbox/shared/capability-messages.js";
 import type { Effect } from "../../sandbox/shared/tool-vocabulary.js";
-import { askGate, type BeforeToolCall, type ResolvedEffectPolicy } from "../gate/index.js";
+import { askGate, type BeforeToolCall, type GateContext, type ResolvedEffectPolicy } from "../gate/index.js";
 import { checkSourceId } from "../registry/source.js";
 import type { CapabilityStore, CapabilityOutcome } from "./capability-store.js";
 import type { GrantResolver, SourceGrant } from "./options.js";
@@ -32,7 +32,8 @@ export type OpenCall = {
   tool: string;
   effects: readonly string[] | null;
   timeoutMs: number;
-  signal: AbortSignal | undefined;
+  /** The call's signal, caller and asker, as the gate is told them. */
+  gate: GateContext;
 };
 
 type CallState = OpenCall & { startedAt: number; pausedMs: number; requests: number; uses: number };
@@ -89,7 +90,7 @@ const GRANT_OPTION: Record<keyof SourceGrant, string> = { net: "capabilities.net
 export class CapabilityBroker {
   readonly #options: BrokerOptions;
   readonly #calls = new Map<string, CallState>();
-  readonly #lanes = new Map<string, { signal: AbortSignal | undefined; tools: Map<string, { name: string; source: string; limits: { timeoutMs: number } }> }>();
+  readonly #lanes = new Map<string, { gate: GateContext; tools: Map<string, { name: string; source: string; limits: { timeoutMs: number } }> }>();
 
   constructor(options: BrokerOptions) {
     this.#options = options;
@@ -119,8 +120,8 @@ export class CapabilityBroker {
    * (so they answer `undeclared`, as the same tool called directly would).
    * The returned function forgets the lane.
    */
-  openLane(script: { callId: string; signal: AbortSignal | undefined }, tools: readonly { name: string; source: string; limits: { timeoutMs: number } }[]): () => void {
-    this.#lanes.set(script.callId, { signal: script.signal, tools: new Map(tools.map((tool) => [tool.name, tool])) });
+  openLane(script: { callId: string; gate: GateContext }, tools: readonly { name: string; source: string; limits: { timeoutMs: number } }[]): () => void {
+    this.#lanes.set(script.callId, { gate: script.gate, tools: new Map(tools.map((tool) => [tool.name, tool])) });
     return () => this.#lanes.delete(script.callId);
   }
 
@@ -130,7 +131,7 @@ export class CapabilityBroker {
     const lane = cut < 0 || message.tool === undefined ? undefined : this.#lanes.get(message.callId.slice(0, cut));
     const tool = lane?.tools.get(message.tool ?? "");
     if (lane === undefined || tool === undefined) return undefined;
-    return { callId: message.callId, source: tool.source, tool: tool.name, effects: [], timeoutMs: tool.limits.timeoutMs, signal: lane.signal, startedAt: performance.now(), pausedMs: 0, requests: 0, uses: 0 };
+    return { callId: message.callId, source: tool.source, tool: tool.name, effects: [], timeoutMs: tool.limits.timeoutMs, gate: lane.gate, startedAt: performance.now(), pausedMs: 0, requests: 0, uses: 0 };
   }
 
   /** `paused` is called as the gate starts to wait: the caller stops the call's clocks. */
@@ -179,7 +180,7 @@ export class CapabilityBroker {
       const verdict = await askGate(
         this.#options.gate,
         { callId: call.callId, tool: call.tool, source: call.source, input: undefined, effects: call.effects === null ? null : [...call.effects], policy: "ask", capability: { effect, operation, target } },
-        { signal: call.signal },
+        call.gate,
       );
       call.pausedMs += performance.now() - waited;
       if (verdict.action === "block") return refuse("blocked", `${operation} ${target} was blocked by the gate: ${verdict.reason}`);

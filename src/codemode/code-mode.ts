@@ -219,6 +219,8 @@ export class CodeMode {
         traceContext: context.traceContext,
         ...(context.signal !== undefined ? { signal: context.signal } : {}),
         ...(context.scope !== undefined ? { scope: context.scope } : {}),
+        // The person behind the script's caller is asked about its tools' effects, as about a direct call's.
+        ...(context.askUser !== undefined ? { askUser: context.askUser } : {}),
         nested: hooks.nested,
         via: script.source,
       });

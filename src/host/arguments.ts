@@ -12,6 +12,7 @@ import type { Context } from "@opentelemetry/api";
 import { Scope } from "../../sandbox/shared/task-parts.js";
 import { checkArgument, checkOptionalArgument } from "../arguments/check.js";
 import type { HostEventListener } from "../events.js";
+import type { AskUser } from "../gate/index.js";
 import { Caller } from "../registry/caller.js";
 import type { AuthorRequest, CallOptions, DeclarationOptions, LoadRequest } from "./types.js";
 
@@ -40,6 +41,7 @@ export const CallOptionsSchema = z.strictObject({
   signal: AbortSignalSchema.optional(),
   scope: Scope.optional(),
   caller: CallerSchema.optional(),
+  askUser: z.custom<AskUser>((value) => typeof value === "function", "a function (call, signal) => Promise<GateDecision>").optional(),
   timeoutMs: Positive.optional(),
   memoryMb: Positive.optional(),
   traceContext: ContextSchema.optional(),
@@ -74,7 +76,7 @@ export const hostArguments = {
   },
   call(name: unknown, options: unknown): CallOptions {
     checkArgument("host.call(name, input, options)", "name", Text, name, "a tool's name");
-    return checkOptionalArgument("host.call(name, input, options)", "options", CallOptionsSchema, options, "{ signal?, scope?, caller?, timeoutMs?, memoryMb?, traceContext? }") ?? {};
+    return checkOptionalArgument("host.call(name, input, options)", "options", CallOptionsSchema, options, "{ signal?, scope?, caller?, askUser?, timeoutMs?, memoryMb?, traceContext? }") ?? {};
   },
   declarations(options: unknown): DeclarationOptions {
     const parsed = checkOptionalArgument("host.declarations(options)", "options", DeclarationsOptions, options, "{ caller?, activated?: an iterable of tool names }") ?? {};

@@ -6,7 +6,7 @@
  * on nothing here (the answer is not a promise): the quarantine view knows
  * the source, and the default gate is answered in place (judgeGate).
  */
-import { decideEffects, judgeGate, type EffectDecision, type GateCall, type GateDecision } from "../gate/index.js";
+import { decideEffects, judgeGate, type EffectDecision, type GateCall, type GateContext, type GateDecision } from "../gate/index.js";
 import type { CatalogEntry } from "../registry/index.js";
 import { checkSourceId } from "../registry/source.js";
 import type { SourceState } from "../ledger/index.js";
@@ -18,13 +18,13 @@ import type { CallDeps } from "./call-path.js";
 type Refusal = ToolResult | undefined;
 
 /** The failure that refuses the call, or undefined when it may run; a promise only when the ledger or a user gate must be asked. */
-export function refusalOf(deps: CallDeps, entry: CatalogEntry, info: CallInfo, inputJson: string, signal: AbortSignal | undefined, span: CallSpan): Refusal | Promise<Refusal> {
+export function refusalOf(deps: CallDeps, entry: CatalogEntry, info: CallInfo, inputJson: string, gate: GateContext, span: CallSpan): Refusal | Promise<Refusal> {
   const known = deps.quarantine.known(entry.source);
-  if (known !== undefined) return afterQuarantine(deps, entry, info, inputJson, signal, span, known);
-  return deps.quarantine.check(entry.source).then((state) => afterQuarantine(deps, entry, info, inputJson, signal, span, state));
+  if (known !== undefined) return afterQuarantine(deps, entry, info, inputJson, gate, span, known);
+  return deps.quarantine.check(entry.source).then((state) => afterQuarantine(deps, entry, info, inputJson, gate, span, state));
 }
 
-function afterQuarantine(deps: CallDeps, entry: CatalogEntry, info: CallInfo, inputJson: string, signal: AbortSignal | undefined, span: CallSpan, state: SourceState): Refusal | Promise<Refusal> {
+function afterQuarantine(deps: CallDeps, entry: CatalogEntry, info: CallInfo, inputJson: string, gate: GateContext, span: CallSpan, state: SourceState): Refusal | Promise<Refusal> {
   if (state.state === "quarantined") {
     const until = state.until === null ? "until an operator releases it" : `until ${new Date(state.until).toISOString()}`;
     return failure(
@@ -38,11 +38,11 @@ function afterQuarantine(deps: CallDeps, entry: CatalogEntry, info: CallInfo, in
     return failure(info, "blocked", `"${entry.manifest.name}" declares effects the host's policy denies for ${entry.source}; it cannot run here`);
   }
   const gateStarted = performance.now();
-  const verdict = judgeGate(deps.gate, gateCall(info, entry, inputJson, decision), { signal });
-  if (!(verdict instanceof Promise)) return afterGate(info, signal, verdict);
+  const verdict = judgeGate(deps.gate, gateCall(info, entry, inputJson, decision), gate);
+  if (!(verdict instanceof Promise)) return afterGate(info, gate.signal, verdict);
   return verdict.then((answered) => {
     span.gateWaitMs = performance.now() - gateStarted;
-    return afterGate(info, signal, answered);
+    return afterGate(info, gate.signal, answered);
   });
 }
 

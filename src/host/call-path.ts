@@ -23,7 +23,7 @@ import { isolateKey, type CallLimits } from "../../sandbox/shared/task-parts.js"
 import type { CallTask } from "../../sandbox/shared/tasks.js";
 import type { IsolationMode } from "./isolation.js";
 import type { EventHub } from "../events.js";
-import type { BeforeToolCall, ResolvedEffectPolicy } from "../gate/index.js";
+import type { BeforeToolCall, GateContext, ResolvedEffectPolicy } from "../gate/index.js";
 import type { Ledger } from "../ledger/index.js";
 import type { Admission, NestedOutcome, PoolOutcome, SandboxPool } from "../pool/index.js";
 import { mayReach, type Caller, type Catalog, type CatalogEntry, type ScriptEnd } from "../registry/index.js";
@@ -101,7 +101,7 @@ async function runEntry(deps: CallDeps, entry: CatalogEntry, input: unknown, opt
   } catch (error) {
     return failure(info, "invalid_input", `the input cannot be sent as JSON: ${(error as Error).message}`);
   }
-  const checked = refusalOf(deps, entry, info, inputJson, options.signal, span);
+  const checked = refusalOf(deps, entry, info, inputJson, gateContext(options), span);
   const refused = checked instanceof Promise ? await checked : checked;
   if (refused !== undefined) return refused;
   // A script's tool call runs within the script's slot.
@@ -167,7 +167,7 @@ function sandboxRun(deps: CallDeps, entry: CatalogEntry, inputJson: string, info
     tool: entry.manifest.name,
     effects: entry.manifest.effects,
     timeoutMs: limits.timeoutMs,
-    signal: options.signal,
+    gate: gateContext(options),
   });
   if (closeCapabilities !== undefined) run.closeCapabilities = closeCapabilities;
   // The worker holds the call's payloads to its grant's caps before it copies them on.
@@ -175,15 +175,23 @@ function sandboxRun(deps: CallDeps, entry: CatalogEntry, inputJson: string, info
   if (payloadCaps !== undefined) task.payloadCaps = payloadCaps;
   if (runner.kind === "script") {
     // A script's tool calls are answered from here until its run is over; then they go into `details`.
-    run.closeScript = runner.open(info.callId, { traceContext: span.context, signal: options.signal, scope: options.scope });
+    run.closeScript = runner.open(info.callId, { traceContext: span.context, signal: options.signal, scope: options.scope, askUser: options.askUser });
     if (runner.fastLane !== undefined) {
       task.fastLane = scope === "" ? runner.fastLane : { ...runner.fastLane, scope };
       // The lane's calls run under ids the host never opened: their capability requests are judged as their tools'.
-      const closeLane = deps.capabilities?.openLane({ callId: info.callId, signal: options.signal }, runner.fastLane.tools);
+      const closeLane = deps.capabilities?.openLane({ callId: info.callId, gate: gateContext(options) }, runner.fastLane.tools);
       if (closeLane !== undefined) run.closeCapabilities = both(run.closeCapabilities, closeLane);
     }
   }
   return run;
+}
+
+/** What the gate is told of a call's asker: who, and how to reach the person behind them. */
+function gateContext(options: PathOptions): GateContext {
+  const context: GateContext = { signal: options.signal };
+  if (options.caller !== undefined) context.caller = options.caller;
+  if (options.askUser !== undefined) context.askUser = options.askUser;
+  return context;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

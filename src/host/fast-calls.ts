@@ -53,7 +53,7 @@ export function openLaneCall(deps: CallDeps, entry: CatalogEntry, callId: string
     tool: entry.manifest.name,
     effects: entry.manifest.effects,
     timeoutMs: deps.limitsFor(entry, {}).timeoutMs,
-    signal: undefined,
+    gate: { signal: undefined },
   });
   return close ?? (() => undefined);
 }

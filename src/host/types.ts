@@ -3,6 +3,7 @@
  * The public shapes of the host: what load, author and call take and answer,
  * and the Host itself.
  */
+import type { AskUser } from "../gate/index.js";
 import type { Caller, Manifest, ManifestOrigin } from "../registry/index.js";
 import type { Diagnostic, ErrorKind, ToolResult } from "../result.js";
 import type { HostEventListener } from "../events.js";
@@ -72,6 +73,13 @@ export type CallOptions = {
    * name that does not exist, and nothing runs. Without one, any tool.
    */
   caller?: Caller;
+  /**
+   * How to put this call to the person behind its caller (the MCP server
+   * passes its client's elicitation). The default gate asks through it about
+   * effects whose policy is `ask`; a custom gate finds it in its context.
+   * @default none: such effects are refused with the config key to change
+   */
+  askUser?: AskUser;
   /** Lower this call's time limit (never above the host's maximum). */
   timeoutMs?: number;
   memoryMb?: number;

@@ -8,6 +8,7 @@ import type { Context } from "@opentelemetry/api";
 import type { BundleRef } from "../../sandbox/shared/task-parts.js";
 import type { Control } from "../../sandbox/shared/guest-envelope.js";
 import type { FastLane } from "../../sandbox/shared/fast-lane-schemas.js";
+import type { AskUser } from "../gate/gate.js";
 import type { Caller } from "./caller.js";
 import type { ErrorKind } from "../result.js";
 import type { Manifest } from "./manifest.js";
@@ -20,7 +21,8 @@ export type BuiltinAnswer =
 export type BuiltinRun = (input: unknown, context: { callId: string; signal: AbortSignal | undefined }) => Promise<BuiltinAnswer>;
 
 /** What a running Code Mode script's tool calls are made within: its span, its caller's cancellation, its scope. */
-export type ScriptCallContext = { traceContext: Context; signal: AbortSignal | undefined; scope: string | undefined };
+/** What a script's tool calls carry of the script's own call: its span, signal, scope, and how to ask the person behind it. */
+export type ScriptCallContext = { traceContext: Context; signal: AbortSignal | undefined; scope: string | undefined; askUser?: AskUser | undefined };
 
 /** How a script's run ended, for its owner: a fast nested call its worker's death was charged to, if any. */
 export type ScriptEnd = { culprit?: { tool: number; id: string; kind: "timeout" | "memory" | "crash" | "cancelled"; message: string } };

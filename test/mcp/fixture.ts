@@ -56,3 +56,15 @@ export function textOf(result: object): string {
   const content = ((result as { content?: unknown }).content ?? []) as Array<{ type: string; text?: string }>;
   return content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("\n");
 }
+
+/** The JSON-RPC error a request was answered with (the SDK's client rejects with it). */
+export async function rpcError(request: Promise<unknown>): Promise<{ code: number; message: string }> {
+  try {
+    await request;
+  } catch (error) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    if (typeof code === "number" && typeof message === "string") return { code, message: message.replace(/^MCP error -?\d+: /, "") };
+    throw error;
+  }
+  throw new Error("the request was answered with a result, not a JSON-RPC error");
+}

@@ -15,7 +15,7 @@ import { z } from "zod";
 import { createMcpServer, type CorralMcpServer, type McpHttpServer } from "../../src/adapters/mcp/index.js";
 import { createHost, type Host, type HostEvent } from "../../src/index.js";
 import { assertNoWorkersLeft, childPids, tempDir, toolSource } from "../helpers/host.js";
-import { textOf, watchListChanged, writeTools } from "./fixture.js";
+import { rpcError, textOf, watchListChanged, writeTools } from "./fixture.js";
 
 const TOKEN = "test-token-0123456789abcdef";
 
@@ -129,10 +129,12 @@ describe("corral mcp over Streamable HTTP", { timeout: 240_000 }, () => {
     assert.equal(bad.isError, true);
     assert.match(textOf(bad), /^invalid_input: /);
 
-    const unknown = await client.callTool({ name: "no_such_tool", arguments: {} });
-    const secret = await client.callTool({ name: "secret", arguments: {} });
-    assert.equal(secret.isError, true);
-    assert.equal(textOf(secret).replace("secret", "X"), textOf(unknown).replace("no_such_tool", "X"), "a hidden tool reads as an unknown one");
+    // The specification: an unknown tool is a protocol error (its example: -32602), and a hidden one reads the same.
+    const unknown = await rpcError(client.callTool({ name: "no_such_tool", arguments: {} }));
+    const secret = await rpcError(client.callTool({ name: "secret", arguments: {} }));
+    assert.equal(unknown.code, -32602);
+    assert.equal(unknown.message, "Unknown tool: no_such_tool (tools/list names the tools this session may call)");
+    assert.deepEqual({ ...secret, message: secret.message.replace("secret", "X") }, { ...unknown, message: unknown.message.replace("no_such_tool", "X") }, "a hidden tool reads as an unknown one");
     assert.ok(!events.some((event) => event.type === "tool_running" && event.tool === "secret"), "the hidden tool never ran");
 
     const hostile = await client.callTool({ name: "spin", arguments: {} });
@@ -151,7 +153,7 @@ describe("corral mcp over Streamable HTTP", { timeout: 240_000 }, () => {
     await changed.next();
     assert.ok((await one.client.listTools()).tools.some((tool) => tool.name === "forecast"));
     assert.ok(!(await two.client.listTools()).tools.some((tool) => tool.name === "forecast"), "another session did not find it");
-    assert.match(textOf(await two.client.callTool({ name: "forecast", arguments: {} })), /^unknown_tool: /);
+    assert.equal((await rpcError(two.client.callTool({ name: "forecast", arguments: {} }))).code, -32602);
     assert.equal(textOf(await one.client.callTool({ name: "forecast", arguments: {} })), "sunny");
 
     await one.client.callTool({ name: "spin", arguments: {} });

@@ -12,7 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { BIN, runCli } from "../cli/cli-process.js";
 import { tempDir } from "../helpers/host.js";
-import { textOf, watchListChanged, writeTools } from "./fixture.js";
+import { rpcError, textOf, watchListChanged, writeTools } from "./fixture.js";
 
 type AuditRow = { source: string; tools: Array<{ tool: string; totals: { outcomes: Record<string, number> } }>; state: { state: string } };
 
@@ -38,7 +38,7 @@ describe("corral mcp over stdio", { timeout: 240_000 }, () => {
       const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
       assert.deepEqual(names, ["echo", "slow", "spin", "tool_search", "writer"], stderr);
       assert.deepEqual((await client.callTool({ name: "echo", arguments: { text: "over stdio" } })).structuredContent, { said: "over stdio" });
-      assert.match(textOf(await client.callTool({ name: "secret", arguments: {} })), /^unknown_tool: /);
+      assert.deepEqual(await rpcError(client.callTool({ name: "secret", arguments: {} })), { code: -32602, message: "Unknown tool: secret (tools/list names the tools this session may call)" });
 
       // Three timeouts are three strikes: the default policy quarantines the source.
       const quarantined = changed.next(60_000);

@@ -1,15 +1,19 @@
 /**
  * @module src/adapters/mcp/http-server
  * Streamable HTTP at `/mcp` on a node:http server, bound to 127.0.0.1 unless
- * told otherwise. One McpSession per MCP session id, created by an
- * `initialize` POST and ended by DELETE, by close(), or never reused after.
+ * told otherwise. With sessions (the default): one McpSession per MCP
+ * session id, created by an `initialize` POST and ended by DELETE, by
+ * expiry or eviction (http-sessions.ts), or by close(). Stateless: a
+ * session per POST (http-stateless.ts).
  *
  * ```
  * request ─▶ /mcp? ─▶ guard (Host, Origin, bearer token) ─▶ 404 | 403 | 401
- *   POST: body ≤ maxBodyBytes (else 413) ─▶ JSON (else -32700, 400)
+ *   POST: body (http-body.ts) ─▶ 413 | 400 -32700 | 400 -32600
+ *         stateless ─▶ a session for this request alone
  *         ─▶ mcp-session-id? its session (else 404) : initialize? new session (else 400)
+ *            new session at maxSessions: the one idle longest is closed (else 503)
  *         ─▶ tools/call ids tied to this connection: the client hangs up ─▶ the call is aborted
- *   GET (the session's notification stream), DELETE ─▶ the session's transport
+ *   GET (the session's notification stream), DELETE ─▶ the session's transport (stateless: 405)
  * ```
  */
 import { randomUUID } from "node:crypto";
@@ -17,7 +21,11 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { Caller } from "../../registry/index.js";
 import { refuse, type AllowedHost, type GuardSettings } from "./http-guard.js";
+import { jsonRpcError, readMessages } from "./http-body.js";
+import { HttpSessions } from "./http-sessions.js";
+import { serveStateless, StatelessCallers } from "./http-stateless.js";
 import type { McpSession } from "./session.js";
 
 export const MCP_PATH = "/mcp";
@@ -27,7 +35,12 @@ export type HttpSettings = {
   port: number;
   token: string;
   maxBodyBytes: number;
+  /** Sessions open at once; stateless: callers whose deferred tools are remembered. */
   maxSessions: number;
+  /** A session with no request open this long is closed. */
+  idleTimeoutMs: number;
+  /** No session ids: each POST stands alone. */
+  stateless: boolean;
   allowedOrigins: readonly string[];
   /** Names the Host header may take besides this server's own address (http-guard.ts). */
   allowedHosts: readonly AllowedHost[];
@@ -37,42 +50,21 @@ export type McpHttpServer = {
   /** `http://<host>:<port>/mcp` */
   readonly url: string;
   readonly token: string;
+  /** Sessions open now (stateless: requests being answered). */
   readonly sessions: number;
   close(): Promise<void>;
 };
 
-type Live = { session: McpSession; transport: StreamableHTTPServerTransport };
-
-class BodyTooLarge extends Error {}
-
 function answer(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) return void res.end();
   res.writeHead(status, { "Content-Type": "application/json", ...headers });
-  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+  res.end(jsonRpcError(code, message));
 }
 
-function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  const declared = Number(req.headers["content-length"] ?? "0");
-  if (declared > maxBytes) return Promise.reject(new BodyTooLarge());
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        req.removeAllListeners("data");
-        reject(new BodyTooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
-}
-
-export async function listenHttp(settings: HttpSettings, newSession: (sessionId: string) => McpSession): Promise<McpHttpServer> {
-  const sessions = new Map<string, Live>();
+export async function listenHttp(settings: HttpSettings, newSession: (caller: string | Caller) => McpSession): Promise<McpHttpServer> {
+  const sessions = new HttpSessions(settings.idleTimeoutMs);
+  const callers = new StatelessCallers(settings.maxSessions);
+  const statelessOpen = new Set<McpSession>();
   let guard: GuardSettings | undefined;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -82,58 +74,59 @@ export async function listenHttp(settings: HttpSettings, newSession: (sessionId:
     if (refusal !== undefined) return answer(res, refusal.status, -32001, refusal.message, refusal.headers);
 
     const sessionId = req.headers["mcp-session-id"];
-    const live = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
+    const live = typeof sessionId === "string" && !settings.stateless ? sessions.get(sessionId) : undefined;
     if (req.method !== "POST") {
+      if (settings.stateless) return answer(res, 405, -32000, "this server is stateless: only POST is served", { Allow: "POST" });
       if (live === undefined) return answer(res, typeof sessionId === "string" ? 404 : 400, -32001, "no such MCP session: initialize first");
+      // A notification stream (GET) alone keeps no session: only what the client sends does.
+      if (req.method === "DELETE") sessions.track(live, res);
       return live.transport.handleRequest(req, res);
     }
 
-    let body: unknown;
-    try {
-      body = JSON.parse((await readBody(req, settings.maxBodyBytes)).toString("utf8"));
-    } catch (error) {
-      if (error instanceof BodyTooLarge) {
-        answer(res, 413, -32600, `the request body is larger than ${settings.maxBodyBytes} bytes`, { Connection: "close" });
-        req.destroy();
-        return;
-      }
-      return answer(res, 400, -32700, "parse error: the request body is not JSON");
-    }
-    const messages = (Array.isArray(body) ? body : [body]) as JSONRPCMessage[];
+    const read = await readMessages(req, res, settings.maxBodyBytes);
+    if (!read.ok) return read.status === 413 ? undefined : answer(res, read.status, read.code, read.message);
+    if (settings.stateless) return stateless(req, res, read.body, read.messages);
     if (live === undefined) {
       if (typeof sessionId === "string") return answer(res, 404, -32001, "no such MCP session: initialize a new one");
-      if (!messages.some((message) => isInitializeRequest(message))) return answer(res, 400, -32600, "no MCP session: the first request must be initialize");
-      if (sessions.size >= settings.maxSessions) return answer(res, 503, -32000, `too many MCP sessions (${settings.maxSessions}); end one with DELETE`);
-      return startSession(req, res, body);
+      if (!read.messages.some((message) => isInitializeRequest(message))) return answer(res, 400, -32600, "Invalid Request: no MCP session; the first request must be initialize");
+      if (!(await sessions.makeRoom(settings.maxSessions))) {
+        return answer(res, 503, -32000, `too many MCP sessions (${settings.maxSessions}), all of them busy; try again once one is idle, or raise maxSessions`);
+      }
+      return startSession(req, res, read.body);
     }
-    const untie = tieCallsToConnection(live.session, messages, res);
+    sessions.track(live, res);
+    const untie = tieCallsToConnection(live.session, read.messages, res);
     try {
-      await live.transport.handleRequest(req, res, body);
+      await live.transport.handleRequest(req, res, read.body);
     } finally {
       res.once("close", untie);
     }
   };
 
+  const stateless = async (req: IncomingMessage, res: ServerResponse, body: unknown, messages: JSONRPCMessage[]): Promise<void> => {
+    const caller = callers.of(req);
+    if (typeof caller === "string") return answer(res, 400, -32600, `Invalid Request: ${caller}`);
+    const session = newSession(caller);
+    statelessOpen.add(session);
+    res.once("close", () => statelessOpen.delete(session));
+    await serveStateless(req, res, body, session, (closing) => tieCallsToConnection(session, messages, closing));
+  };
+
   const startSession = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
     const id = randomUUID();
     const session = newSession(`mcp:${id}`);
-    const transport = new StreamableHTTPServerTransport({
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
-      onsessioninitialized: (initialized) => void sessions.set(initialized, { session, transport }),
-      onsessionclosed: (closed) => void end(closed),
+      onsessioninitialized: (initialized): void => sessions.add(initialized, session, transport, res),
+      // Awaited by the transport before it answers the DELETE: the answer comes once the calls are recorded.
+      onsessionclosed: (closed) => sessions.end(closed, "deleted"),
     });
-    transport.onclose = () => void end(id);
+    transport.onclose = () => void sessions.end(id, "deleted");
+    session.endResponsesWith((requestId) => transport.closeSSEStream(requestId));
     await session.connect(transport);
     await transport.handleRequest(req, res, body);
     // An initialize the transport refused made no session: nothing may keep this one.
-    if (!sessions.has(id)) await session.close();
-  };
-
-  const end = async (id: string): Promise<void> => {
-    const live = sessions.get(id);
-    if (live === undefined) return;
-    sessions.delete(id);
-    await live.session.close();
+    if (sessions.get(id) === undefined) await session.close();
   };
 
   const server: HttpServer = createServer((req, res) => {
@@ -151,10 +144,11 @@ export async function listenHttp(settings: HttpSettings, newSession: (sessionId:
     url: `http://${hostForUrl}:${port}${MCP_PATH}`,
     token: settings.token,
     get sessions() {
-      return sessions.size;
+      return settings.stateless ? statelessOpen.size : sessions.size;
     },
     async close() {
-      await Promise.all([...sessions.keys()].map((id) => end(id)));
+      await sessions.endAll();
+      await Promise.all([...statelessOpen].map((session) => session.close()));
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

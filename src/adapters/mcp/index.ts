@@ -12,6 +12,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { z } from "zod";
 import { CorralError, HostClosedError, describeIssues } from "../../errors.js";
 import type { Host } from "../../host/index.js";
+import type { Caller } from "../../registry/index.js";
 import { parseHost } from "./http-guard.js";
 import { listenHttp, type McpHttpServer } from "./http-server.js";
 import { McpSession, type SessionSettings } from "./session.js";
@@ -20,12 +21,17 @@ export { McpSession } from "./session.js";
 export { MCP_PATH, type McpHttpServer } from "./http-server.js";
 export { hintsFor, titleOf, toMcpTool, type ToolHints } from "./tool-list.js";
 export { toCallToolResult } from "./call-result.js";
+export { CALLER_HEADER } from "./http-stateless.js";
 
 export const MCP_DEFAULTS = {
   /** The server's name in `initialize`. @default "corral" */
   name: "corral",
   /** A progress notification this often while a call runs, when the client asked for progress. @default 1000 */
   progressIntervalMs: 1_000,
+  /** Effects whose policy is `ask` are refused (naming the config key) unless turned on. @default false */
+  elicitApprovals: false,
+  /** How long the client's user has to answer an approval question; then the call is blocked. @default 120000 (2 min) */
+  approvalTimeoutMs: 120_000,
 } as const;
 
 export const MCP_HTTP_DEFAULTS = {
@@ -37,6 +43,10 @@ export const MCP_HTTP_DEFAULTS = {
   maxBodyBytes: 4 * 1024 * 1024,
   /** @default 64 */
   maxSessions: 64,
+  /** A session with no request open for this long is closed. @default 900000 (15 min) */
+  idleTimeoutMs: 15 * 60 * 1000,
+  /** @default false */
+  stateless: false,
 } as const;
 
 export const McpServerOptions = z.strictObject({
@@ -48,6 +58,17 @@ export const McpServerOptions = z.strictObject({
   instructions: z.string().max(8192).optional(),
   /** @default 1000 */
   progressIntervalMs: z.number().int().min(10).optional(),
+  /**
+   * Put a call whose effects the policy leaves to `ask` to the client's user
+   * (MCP elicitation: the question names the tool, its source, the effect
+   * and the target), run it if they accept, block it if not. Only with the
+   * host's default gate (a beforeToolCall of the program's own gets the
+   * asker as `context.askUser`). A client without the elicitation
+   * capability is refused, naming the `effects` key to change. @default false
+   */
+  elicitApprovals: z.boolean().optional(),
+  /** @default 120000 */
+  approvalTimeoutMs: z.number().int().min(1_000).max(3_600_000).optional(),
 });
 export type McpServerOptions = z.input<typeof McpServerOptions>;
 
@@ -60,8 +81,12 @@ export const McpHttpOptions = z.strictObject({
   token: z.string().min(16, "a token is at least 16 characters").max(512).regex(/^\S+$/, "a token has no spaces").optional(),
   /** @default 4 MiB */
   maxBodyBytes: z.number().int().min(1024).optional(),
-  /** @default 64 */
+  /** Sessions open at once; a new client at the cap closes the one idle longest, and is refused (503) only when all are busy. Stateless: callers whose deferred tools are remembered. @default 64 */
   maxSessions: z.number().int().min(1).optional(),
+  /** A session with no HTTP request open (no call, no notification stream) for this long is closed, its state with it. @default 900000 (15 min) */
+  idleTimeoutMs: z.number().int().min(100).optional(),
+  /** No session ids: each POST stands alone, for a fleet behind a load balancer; the caller is named by the `Corral-Caller` header (docs/mcp.md). @default false */
+  stateless: z.boolean().optional(),
   /** Browser origins allowed besides this server's own (an origin whose host would pass as Host). @default none */
   allowedOrigins: z.array(z.string().url()).optional(),
   /**
@@ -103,6 +128,8 @@ export function createMcpServer(host: Host, options: McpServerOptions = {}): Cor
     version: o.version ?? "0.0.0",
     progressIntervalMs: o.progressIntervalMs ?? MCP_DEFAULTS.progressIntervalMs,
     instructions: o.instructions,
+    askUsers: o.elicitApprovals ?? MCP_DEFAULTS.elicitApprovals,
+    approvalTimeoutMs: o.approvalTimeoutMs ?? MCP_DEFAULTS.approvalTimeoutMs,
   };
   const sessions = new Set<McpSession>();
   const servers = new Set<McpHttpServer>();
@@ -110,8 +137,8 @@ export function createMcpServer(host: Host, options: McpServerOptions = {}): Cor
   const assertAlive = () => {
     if (closed) throw new HostClosedError("the MCP server");
   };
-  const open = (callerId: string): McpSession => {
-    const session = new McpSession(host, callerId, settings, () => sessions.delete(session));
+  const open = (caller: string | Caller): McpSession => {
+    const session = new McpSession(host, caller, settings, () => sessions.delete(session));
     sessions.add(session);
     return session;
   };
@@ -139,10 +166,12 @@ export function createMcpServer(host: Host, options: McpServerOptions = {}): Cor
           token: h.token ?? randomBytes(24).toString("base64url"),
           maxBodyBytes: h.maxBodyBytes ?? MCP_HTTP_DEFAULTS.maxBodyBytes,
           maxSessions: h.maxSessions ?? MCP_HTTP_DEFAULTS.maxSessions,
+          idleTimeoutMs: h.idleTimeoutMs ?? MCP_HTTP_DEFAULTS.idleTimeoutMs,
+          stateless: h.stateless ?? MCP_HTTP_DEFAULTS.stateless,
           allowedOrigins: h.allowedOrigins ?? [],
           allowedHosts: h.allowedHosts ?? [],
         },
-        (callerId) => open(callerId),
+        (caller) => open(caller),
       );
       servers.add(listening);
       return listening;

@@ -1,17 +1,21 @@
 /**
  * @module src/adapters/mcp/session
- * One MCP session: one SDK `Server` on one transport (stdio, or one
- * Streamable HTTP session) and one Caller, so deferred tools found by
- * tool_search are this session's alone and its calls carry `mcp:<session>`
- * into the ledger. The caller's id is also the session's isolation scope:
- * what a tool leaves behind in one session never reaches another's calls.
+ * One MCP session: one SDK `Server` on one transport (stdio, one Streamable
+ * HTTP session, or one stateless request) and one Caller, so deferred tools
+ * found by tool_search are this caller's alone and its calls carry its id
+ * into the ledger. The caller's id is also the isolation scope: what a tool
+ * leaves behind for one caller never reaches another's calls.
  *
  * ```
  * tools/list ─▶ host.declarations({ caller }) + host.tools() ─▶ Tool[]
- * tools/call ─▶ host.call(name, args, { caller, scope: caller.id, signal }) ─▶ CallToolResult
- *                 signal: notifications/cancelled, or the HTTP client gone
+ * tools/call ─▶ params checked (call-params.ts: -32602, as for tools/list) ─▶ host.call(name, args, { caller, scope, signal, askUser })
+ *                 unknown_tool ─▶ JSON-RPC -32602; every other result ─▶ CallToolResult
+ *                 signal: notifications/cancelled, the HTTP client gone, or the session closed
+ *                 askUser: the client's user through elicitation (elicit.ts), when the server asks users
  *                 progress: every progressIntervalMs while it runs, when asked
+ *                 cancelled: once the host recorded it, the request's response stream is ended
  * host events (quarantine, release, state_changed_elsewhere, tools_changed) ─▶ tools/list_changed
+ * close() ─▶ running calls cancelled, awaited until the ledger recorded them ─▶ the SDK server closed
  * ```
  *
  * The low-level `Server` is used, not `McpServer.registerTool`: a tool's
@@ -21,10 +25,12 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Host } from "../../host/index.js";
 import { createCaller, type Caller } from "../../registry/index.js";
 import { toCallToolResult } from "./call-result.js";
+import { checkListParams, methodNotFound, parseCallParams, unknownTool } from "./call-params.js";
+import { askThroughClient, type SendOnCall } from "./elicit.js";
 import { listTools } from "./tool-list.js";
 
 export type SessionSettings = {
@@ -32,7 +38,14 @@ export type SessionSettings = {
   version: string;
   progressIntervalMs: number;
   instructions: string | undefined;
+  /** Effects whose policy is `ask` go to the client's user (elicitation); otherwise they are refused naming the config key. */
+  askUsers: boolean;
+  /** How long a person has to answer an approval question. */
+  approvalTimeoutMs: number;
 };
+
+type Notify = (notification: { method: "notifications/progress"; params: { progressToken: string | number; progress: number; message?: string } }) => Promise<void>;
+type CallExtra = { requestId: RequestId; signal: AbortSignal; sendNotification: Notify; sendRequest: SendOnCall };
 
 /** This host's quarantines and releases, another process's as the host learns them, and tools added or replaced. */
 const LIST_CHANGING_EVENTS: ReadonlySet<string> = new Set(["quarantine", "release", "state_changed_elsewhere", "tools_changed"]);
@@ -44,25 +57,38 @@ export class McpSession {
   readonly #settings: SessionSettings;
   /** Signals that abort a call when its HTTP request's client goes away, by request id. */
   readonly #disconnects = new Map<string, AbortSignal>();
+  /** Aborted as the session closes: every running call is cancelled with it. */
+  readonly #closing = new AbortController();
+  /** Running calls, each settled once its outcome is recorded. */
+  readonly #running = new Set<Promise<unknown>>();
   readonly #unsubscribe: () => void;
+  readonly #onClosed: () => void;
+  #endResponse: (requestId: RequestId) => void = () => {};
   #closed = false;
 
-  readonly #onClosed: () => void;
-
-  /** `onClosed`: told once, when the session closes for any reason. */
-  constructor(host: Host, callerId: string, settings: SessionSettings, onClosed: () => void = () => {}) {
+  /**
+   * `caller`: an id for a new Caller, or a Caller kept across sessions (a
+   * stateless request's). `onClosed`: told once, when the session closes.
+   */
+  constructor(host: Host, caller: string | Caller, settings: SessionSettings, onClosed: () => void = () => {}) {
     this.#host = host;
     this.#onClosed = onClosed;
     this.#settings = settings;
-    this.caller = createCaller({ origin: "model", id: callerId });
+    this.caller = typeof caller === "string" ? createCaller({ origin: "model", id: caller }) : caller;
     this.server = new Server(
       { name: settings.name, version: settings.version },
       { capabilities: { tools: { listChanged: true } }, ...(settings.instructions !== undefined ? { instructions: settings.instructions } : {}) },
     );
-    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools(this.#host, this.caller) }));
-    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-      this.#call(request.params.name, request.params.arguments ?? {}, extra.requestId, extra.signal, request.params._meta?.progressToken, extra.sendNotification),
-    );
+    // tools/list and tools/call are not registered with setRequestHandler:
+    // the SDK checks a handler's params first and answers a malformed
+    // request with its validator's dump. They are served by the fallback,
+    // which sees every method no handler took, and checked here.
+    this.server.fallbackRequestHandler = async (request, extra) => {
+      if (request.method === "tools/call") return this.#tracked(request.params, extra);
+      if (request.method !== "tools/list") throw methodNotFound(request.method);
+      checkListParams(request.params);
+      return { tools: listTools(this.#host, this.caller) };
+    };
     this.#unsubscribe = host.on((event) => {
       if (LIST_CHANGING_EVENTS.has(event.type)) this.#listChanged();
     });
@@ -70,6 +96,11 @@ export class McpSession {
 
   get alive(): boolean {
     return !this.#closed;
+  }
+
+  /** Calls running now (a session with none may be closed without cancelling anything). */
+  get running(): number {
+    return this.#running.size;
   }
 
   connect(transport: Transport): Promise<void> {
@@ -85,37 +116,50 @@ export class McpSession {
     };
   }
 
-  async #call(
-    name: string,
-    input: unknown,
-    requestId: RequestId,
-    cancelled: AbortSignal,
-    progressToken: string | number | undefined,
-    notify: (notification: { method: "notifications/progress"; params: { progressToken: string | number; progress: number; message?: string } }) => Promise<void>,
-  ): Promise<CallToolResult> {
-    const gone = this.#disconnects.get(JSON.stringify(requestId));
-    const signal = gone === undefined ? cancelled : AbortSignal.any([cancelled, gone]);
+  /** The HTTP front's way to end a request's response stream (a cancelled call gets no response, by the specification). */
+  endResponsesWith(end: (requestId: RequestId) => void): void {
+    this.#endResponse = end;
+  }
+
+  #tracked(params: unknown, extra: CallExtra): Promise<CallToolResult> {
+    const running = this.#call(params, extra);
+    const settled = running.catch(() => undefined);
+    this.#running.add(settled);
+    void settled.then(() => this.#running.delete(settled));
+    return running;
+  }
+
+  async #call(params: unknown, extra: CallExtra): Promise<CallToolResult> {
+    const { name, arguments: input = {}, _meta } = parseCallParams(params);
+    const gone = this.#disconnects.get(JSON.stringify(extra.requestId));
+    const signal = AbortSignal.any(gone === undefined ? [extra.signal, this.#closing.signal] : [extra.signal, this.#closing.signal, gone]);
     const activatedBefore = this.caller.activated.size;
-    const started = Date.now();
-    let progress: NodeJS.Timeout | undefined;
-    if (progressToken !== undefined) {
-      let ticks = 0;
-      progress = setInterval(() => {
-        ticks += 1;
-        const seconds = Math.round((Date.now() - started) / 1000);
-        notify({ method: "notifications/progress", params: { progressToken, progress: ticks, message: `${name} running for ${seconds} s` } }).catch(() => {
-          // The client is gone; the call's own signal says so.
-        });
-      }, this.#settings.progressIntervalMs);
-    }
+    const stopProgress = _meta?.progressToken === undefined ? () => {} : this.#progress(name, _meta.progressToken, extra.sendNotification);
     try {
-      const result = await this.#host.call(name, input, { caller: this.caller, scope: this.caller.id, signal });
-      // tool_search activated tools for this session: its list just grew.
+      const askUser = this.#settings.askUsers ? { askUser: askThroughClient(this.server, extra.sendRequest, this.#settings.approvalTimeoutMs) } : {};
+      const result = await this.#host.call(name, input, { caller: this.caller, scope: this.caller.id, signal, ...askUser });
+      // The client cancelled: the SDK sends no response (as the specification says), so the stream is ended here, now that the ledger has the call.
+      if (extra.signal.aborted) this.#endResponse(extra.requestId);
+      if (!result.ok && result.error.kind === "unknown_tool") throw unknownTool(name);
+      // tool_search activated tools for this caller: its list just grew.
       if (this.caller.activated.size !== activatedBefore) this.#listChanged();
       return toCallToolResult(result);
     } finally {
-      if (progress !== undefined) clearInterval(progress);
+      stopProgress();
     }
+  }
+
+  #progress(name: string, progressToken: string | number, notify: Notify): () => void {
+    const started = Date.now();
+    let ticks = 0;
+    const timer = setInterval(() => {
+      ticks += 1;
+      const seconds = Math.round((Date.now() - started) / 1000);
+      notify({ method: "notifications/progress", params: { progressToken, progress: ticks, message: `${name} running for ${seconds} s` } }).catch(() => {
+        // The client is gone; the call's own signal says so.
+      });
+    }, this.#settings.progressIntervalMs);
+    return () => clearInterval(timer);
   }
 
   #listChanged(): void {
@@ -124,11 +168,14 @@ export class McpSession {
     this.server.sendToolListChanged().catch(() => {});
   }
 
-  async close(): Promise<void> {
+  /** Cancels what runs (`why` is the calls' cancellation reason), waits until the ledger has recorded it, then closes. */
+  async close(why = "the MCP session was closed"): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.#unsubscribe();
     this.#onClosed();
+    this.#closing.abort(new Error(why));
+    await Promise.all(this.#running);
     await this.server.close();
   }
 }

@@ -41,7 +41,8 @@ export async function mcpCommand(paths: string[], options: McpOptions, context: 
     writeLines(context.io.stderr, failures.flatMap((failure) => (failure.ok ? [] : loadFailureLines(failure))));
     const names = host.declarations().map((declaration) => declaration.name);
     context.progress(`serving ${names.length} tool${names.length === 1 ? "" : "s"}: ${names.join(", ")}`);
-    const server = createMcpServer(host, { version: packageVersion() });
+    // Effects whose policy is "ask" go to the client's user (elicitation); refused naming the config key when it cannot be asked.
+    const server = createMcpServer(host, { version: packageVersion(), elicitApprovals: true });
     try {
       if (options.http) {
         const listening = await server.listen({
