@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { anyValue } from "../../test/helpers/any-value.js";
-import { OutputTooLarge, serialize, type SerializeBudget } from "./serialize.js";
+import { NotPlainData, OutputTooLarge, serialize, type SerializeBudget } from "./serialize.js";
 
 const ROOMY: SerializeBudget = { maxBytes: 1024 * 1024, maxDepth: 64 };
 
@@ -230,5 +230,58 @@ describe("serialize: properties (fast-check)", { timeout: 60_000 }, () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it("plainOnly: a value with no function, symbol or BigInt is written as without it; one with any, anywhere, throws NotPlainData naming where", () => {
+    const plainOnly = { ...ROOMY, plainOnly: true };
+    /** The first non-data leaf in writing order (own enumerable keys, arrays by index), with its path; Maps and Sets as the writer turns them into arrays. */
+    const firstNotData = (value: unknown, path: (string | number)[], seen: Set<object>): { type: string; path: (string | number)[] } | undefined => {
+      const type = typeof value;
+      if (type === "function" || type === "symbol" || type === "bigint") return { type, path };
+      if (type !== "object" || value === null || seen.has(value as object)) return undefined;
+      seen.add(value as object);
+      try {
+        const items = value instanceof Map ? [...value].map(([k, v]) => [k, v]) : value instanceof Set ? [...value] : ArrayBuffer.isView(value) ? [] : value;
+        if (Array.isArray(items)) {
+          for (let i = 0; i < items.length; i++) {
+            const found = firstNotData(items[i], [...path, i], seen);
+            if (found !== undefined) return found;
+          }
+          return undefined;
+        }
+        if (value instanceof Date || value instanceof RegExp || value instanceof Error || value instanceof Promise || value instanceof ArrayBuffer) return undefined;
+        for (const key of Object.keys(items as object)) {
+          const item = (items as Record<string, unknown>)[key];
+          if (item === undefined) continue;
+          const found = firstNotData(item, [...path, key], seen);
+          if (found !== undefined) return found;
+        }
+        return undefined;
+      } finally {
+        seen.delete(value as object);
+      }
+    };
+    let refused = 0;
+    fc.assert(
+      fc.property(anything, (value) => {
+        const expected = firstNotData(value, [], new Set());
+        if (expected === undefined) {
+          assert.equal(serialize(value, plainOnly), write(value));
+          return;
+        }
+        refused++;
+        try {
+          serialize(value, plainOnly);
+        } catch (error) {
+          assert.ok(error instanceof NotPlainData, `threw ${String(error)}`);
+          assert.equal(error.type, expected.type);
+          assert.deepEqual(error.path, expected.path);
+          return;
+        }
+        assert.fail(`a ${expected.type} at ${expected.path.join(".")} was written`);
+      }),
+      { numRuns: 1000 },
+    );
+    assert.ok(refused > 50, `only ${refused} values held a function, symbol or BigInt`);
   });
 });

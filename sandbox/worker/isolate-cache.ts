@@ -44,6 +44,11 @@ export class IsolateCache {
     return entry?.alive === true ? entry : undefined;
   }
 
+  /** Forgets the isolate under `key` without disposing it (it is about to be kept under another key); the key counts as dropped. */
+  release(key: string): void {
+    if (this.#entries.delete(key)) this.#dropped.add(key);
+  }
+
   /** Keeps `entry` (if still alive) and evicts until the bounds hold again. */
   keep(key: string, entry: ToolIsolate): void {
     const previous = this.#entries.get(key);

@@ -199,7 +199,10 @@ export class WorkerCore {
       if (own !== undefined || task.scope === undefined || task.scope === "") return own;
     }
     const unused = this.#cache.peek(unscoped);
-    return unused !== undefined && !this.#served.has(unused) ? this.#cache.take(unscoped) : undefined;
+    if (unused === undefined || this.#served.has(unused)) return undefined;
+    // It becomes this scope's: it leaves the key without scope, where a call of the default scope ("") would take it as its own.
+    this.#cache.release(unscoped);
+    return unused;
   }
 
   async #call(task: CallTask, phase: (phase: TaskPhase) => void): Promise<CallReply> {

@@ -58,6 +58,28 @@ describe("isolation scopes: what crosses calls", { timeout: 170_000 }, () => {
     });
   });
 
+  it("default mode: the isolate a load left, once a scope's, is never the default scope's too (whatever the tool's memory limit)", async () => {
+    // The load's describe isolate is kept under the key without scope; the first scope's call takes it. It must leave that
+    // key, where a call of the default scope ("") would take it as its own. Tools at the load's memory and below it.
+    for (const memoryMb of [64, 32]) {
+      await withHost(async (host) => {
+        const code = `import { defineTool } from "corral"; import { z } from "zod";
+export default defineTool({ name: "left_mark", description: "reports and leaves a mark", input: z.object({ mark: z.string() }), effects: [],
+  limits: { memoryMb: ${memoryMb} }, run: ({ mark }) => { const seen = globalThis.mark ?? null; globalThis.mark = mark; return { seen }; } });`;
+        assert.ok((await host.load({ source: "agent:left-mark", code })).ok);
+        const seen = async (mark: string, scope?: string) => {
+          const result = await host.call("left_mark", { mark }, scope === undefined ? {} : { scope });
+          assert.ok(result.ok, JSON.stringify(result));
+          return (result.ok ? (result.structured as { seen: string | null }) : { seen: "failed" }).seen;
+        };
+        assert.equal(await seen("alice", "tenant:alice"), null);
+        assert.equal(await seen("default"), null, `${memoryMb} MB: the default scope's call got alice's isolate`);
+        assert.equal(await seen("bob", "tenant:bob"), null);
+        assert.equal(await seen("alice-2", "tenant:alice"), "alice");
+      }, { workers: 1 });
+    }
+  });
+
   it("default mode: interleaved calls of many scopes on two workers each see only their own scope's leftovers", async () => {
     await withCarry({ workers: 2 }, async (host) => {
       const scopes = ["a", "b", "c", "d"];

@@ -1,7 +1,9 @@
 // attempts: poison Promise.prototype.constructor, then answer with its own promise, whose
-// resolution reads the poisoned getter: it breaks its own answer, nothing of corral's.
-// expect: tool_error
-// expect-message: poisoned constructor
+// resolution would read the poisoned getter: the runtime follows a real promise with its captured
+// then (after making the promise's own constructor undefined), so nothing the tool replaced is
+// consulted and the answer arrives (issue 27: settled with captured intrinsics only).
+// expect: ok
+// expect-output: {"late":true}
 import { defineTool } from "corral";
 import { z } from "zod";
 
