@@ -43,8 +43,6 @@ export type CodeModeDeps = {
   fastTool(entry: CatalogEntry): Promise<FastTool | undefined>;
   /** A fast call's record through the call path's own steps (recordFastCall). */
   recordFast(entry: CatalogEntry, fast: { callId: string; ended: FastEnded }, caller: Caller, via: string, traceContext: ScriptCallContext["traceContext"]): { result: ToolResult; committed: Promise<void> };
-  /** A lane call started: the capability broker knows it until the returned function (openLaneCall). */
-  openLaneCall(entry: CatalogEntry, callId: string): () => void;
   channels: ChannelLimits;
 };
 
@@ -133,8 +131,6 @@ export class CodeMode {
       if (script.ended) return {};
       script.ended = true;
       left.abort();
-      for (const close of script.laneCalls.values()) close();
-      script.laneCalls.clear();
       this.#scripts.delete(callId);
       // A fast call its worker's death was charged to: its strike, like any nested call's.
       const culprit = end.culprit === undefined ? undefined : fast[end.culprit.tool];
@@ -143,14 +139,6 @@ export class CodeMode {
       return scriptDetails(script);
     };
   }
-
-  /** A lane call of a running script started: its capability requests are judged as its tool's from now until its record. */
-  readonly laneStarted = (callId: string, id: string, tool: number): void => {
-    const script = this.#scripts.get(callId);
-    const entry = script?.fast[tool];
-    if (script === undefined || entry === undefined) return;
-    script.laneCalls.set(id, this.#deps.openLaneCall(entry, id));
-  };
 
   /**
    * Records of a script's fast nested calls (in call order): each goes
@@ -162,8 +150,6 @@ export class CodeMode {
     const script = this.#scripts.get(callId);
     if (script === undefined) return;
     for (const record of records) {
-      script.laneCalls.get(record.callId)?.();
-      script.laneCalls.delete(record.callId);
       const entry = record.tool === undefined ? undefined : script.fast[record.tool];
       if (record.refused !== undefined) noteCall(script, record.refused.name, record.refused.kind, 0);
       else if (entry !== undefined && record.reply !== undefined) {

@@ -27,8 +27,6 @@ export type Script = {
   fast: CatalogEntry[];
   /** Calls that ran on the fast lane (a record each from the worker, not a request each). */
   fastCalls: number;
-  /** Lane calls running, by call id: what forgets each in the capability broker (code-mode.ts laneStarted). */
-  laneCalls: Map<string, () => void>;
   /** The fast records' commits so far: a host-routed call and the script's result wait for them. */
   recorded: Promise<void>;
 };
@@ -37,7 +35,7 @@ export type Script = {
 export type FastEnded = { reply: CallReply } | { death: Pick<NonNullable<ScriptEnd["culprit"]>, "kind" | "message"> };
 
 export function openScript(source: string, caller: Caller, context: ScriptCallContext, fast: CatalogEntry[]): Script {
-  return { source, caller, context, calls: 0, inFlight: 0, listed: [], byKind: {}, ended: false, fast, fastCalls: 0, laneCalls: new Map(), recorded: Promise.resolve() };
+  return { source, caller, context, calls: 0, inFlight: 0, listed: [], byKind: {}, ended: false, fast, fastCalls: 0, recorded: Promise.resolve() };
 }
 
 /** Counts one call of `tool` that ended as `kind` after `ms`, and lists it while the list has room. */

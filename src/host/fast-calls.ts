@@ -2,10 +2,8 @@
  * @module src/host/fast-calls
  * The host's part in a Code Mode script's fast lane (sandbox/worker/fast-lane.ts):
  * which tools a script's worker may run without asking per call, judged once
- * as the script starts, the broker's knowledge of each such call while it
- * runs (so its capability requests are judged as any call's), and the
- * record of each such call when it reaches the host, made by the call
- * path's own steps (call-path.ts).
+ * as the script starts, and the record of each such call when it reaches
+ * the host, made by the call path's own steps (call-path.ts).
  */
 import type { CallReply } from "../../sandbox/shared/replies.js";
 import type { FastTool } from "../../sandbox/shared/fast-lane-schemas.js";
@@ -36,26 +34,6 @@ export async function fastToolOf(deps: CallDeps, entry: CatalogEntry): Promise<F
   if (decideEffects(deps.effectPolicy, checkSourceId(entry.source), manifest.effects) !== "allow") return undefined;
   if ((await deps.quarantine.check(entry.source)).state === "quarantined") return undefined;
   return { name: manifest.name, source: entry.source, bundle: runner.bundle, limits: deps.limitsFor(entry, {}) };
-}
-
-/**
- * A lane call started (its "lane" line was read): the broker knows it from
- * now as runCall's own calls are known, with the tool's source, effects and
- * time limit, so a capability request it makes is judged by the same steps
- * and answers the same refusal (a lane tool declares no effect: `undeclared`,
- * naming the effect, as when called directly). The returned function
- * forgets it (its record arrived, or the script ended).
- */
-export function openLaneCall(deps: CallDeps, entry: CatalogEntry, callId: string): () => void {
-  const close = deps.capabilities?.open({
-    callId,
-    source: entry.source,
-    tool: entry.manifest.name,
-    effects: entry.manifest.effects,
-    timeoutMs: deps.limitsFor(entry, {}).timeoutMs,
-    gate: { signal: undefined },
-  });
-  return close ?? (() => undefined);
 }
 
 /**

@@ -27,7 +27,7 @@ import { hostArguments } from "./arguments.js";
 import { isolationFor } from "./isolation.js";
 import { Telemetry } from "../telemetry/index.js";
 import { runCall, type CallDeps } from "./call-path.js";
-import { fastToolOf, openLaneCall, recordFastCall } from "./fast-calls.js";
+import { fastToolOf, recordFastCall } from "./fast-calls.js";
 import { createHostCapabilities, type HostCapabilities } from "../capabilities/index.js";
 import { Loader } from "./loader.js";
 import { CodeMode, resolveCodeModeOptions } from "../codemode/index.js";
@@ -83,10 +83,7 @@ class CorralHost implements Host {
     this.#pool = new SandboxPool({
       // A running Code Mode script's requests are Code Mode's; every other call's, the broker's.
       capabilities: (message, hooks) => (this.#codeMode?.owns(message.callId) === true ? this.#codeMode.handle(message, hooks) : broker.handle(message, hooks)),
-      lanes: {
-        started: (callId, id, tool) => this.#codeMode?.laneStarted(callId, id, tool),
-        records: (callId, records) => this.#codeMode?.fastRecords(callId, records),
-      },
+      fastRecords: (callId, records) => this.#codeMode?.fastRecords(callId, records),
       workers: options.workers,
       spareWorkers: options.spareWorkers,
       pipelineDepth: options.pipelineDepth,
@@ -138,7 +135,6 @@ class CorralHost implements Host {
       call: (name, input, callOptions) => this.#calls.track(runCall(this.#callDeps, name, input, callOptions)),
       fastTool: (entry) => fastToolOf(this.#callDeps, entry),
       recordFast: (entry, fast, caller, via, traceContext) => recordFastCall(this.#callDeps, entry, fast, caller, via, traceContext),
-      openLaneCall: (entry, callId) => openLaneCall(this.#callDeps, entry, callId),
       channels: this.#callDeps.channels,
     });
     this.#afterLoad = {

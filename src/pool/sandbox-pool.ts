@@ -33,7 +33,7 @@ import { Dispatcher, kindOf } from "./dispatcher.js";
 import { STALL_MS } from "../../sandbox/shared/tuning.js";
 import { LaneJournals } from "./lane-journal.js";
 import { WorkerSession, type CapabilityHandler, type PendingTask, type PoolOutcome } from "./session.js";
-import type { LaneObserver } from "./session-types.js";
+import type { FastRecord } from "../../sandbox/shared/fast-lane-schemas.js";
 
 export type { PoolFailureKind, PoolOutcome } from "./session.js";
 
@@ -56,8 +56,8 @@ export type SandboxPoolOptions = {
   logger: Logger;
   /** Performs tools' capability requests (fetch, ctx.fs, ctx.state); without it they go unanswered. */
   capabilities?: CapabilityHandler;
-  /** Told of Code Mode scripts' fast nested calls: each start, their records (src/codemode). */
-  lanes?: LaneObserver;
+  /** Takes the records of Code Mode scripts' fast nested calls (src/codemode). */
+  fastRecords?: (callId: string, records: FastRecord[]) => void;
   /** Told each time a worker that ended is replaced (telemetry counts restarts). */
   onWorkerRestart?: () => void;
 };
@@ -138,7 +138,7 @@ export class SandboxPool {
         // A script's nested call ran in its worker: that isolate is warm there now.
         nestedReplied: (replied, task, reply) => this.#router.replied(replied, isolateKey(task.bundle, task.limits.memoryMb, task.tool, task.scope), reply),
         ...(this.#options.capabilities === undefined ? {} : { capability: this.#options.capabilities }),
-        ...(this.#options.lanes === undefined ? {} : { lanes: this.#options.lanes }),
+        ...(this.#options.fastRecords === undefined ? {} : { fastRecords: this.#options.fastRecords }),
       },
     );
     this.#sessions.add(session);

@@ -9,7 +9,7 @@
  * script sent ─▶ open(id, lane): a journal, named in the lane
  * script runs ─▶ read(): before each message of the worker, every JOURNAL_READ_MS,
  *                before each memory sample, once the worker is gone
- *   "lane" line ─▶ NestedCalls.laneStarted, lanes.started   record ─▶ laneEnded, lanes.records
+ *   "lane" line ─▶ NestedCalls.laneStarted   record ─▶ laneEnded, fastRecords
  * script answered / worker ended ─▶ close(id): its files are removed
  * ```
  * A line the host cannot place (another script's, a record of a call that
@@ -20,7 +20,7 @@ import type { FastLane, FastRecord } from "../../sandbox/shared/fast-lane-schema
 import { JOURNAL_READ_MS } from "../../sandbox/shared/tuning.js";
 import { JournalError, type LaneJournal, type LaneJournals } from "./lane-journal.js";
 import type { NestedCalls } from "./nested-calls.js";
-import type { LaneObserver, PendingTask } from "./session-types.js";
+import type { PendingTask } from "./session.js";
 
 export type ScriptLanesDeps = {
   journals: LaneJournals;
@@ -30,8 +30,8 @@ export type ScriptLanesDeps = {
   head(): PendingTask | undefined;
   /** The worker broke the lane's rules: stop it. */
   broken(message: string): void;
-  /** Its owner, told of its lane calls (src/codemode records them). */
-  lanes?: LaneObserver;
+  /** Records of a script's lane calls, for its owner (src/codemode records them). */
+  fastRecords?(callId: string, records: FastRecord[]): void;
 };
 
 export class ScriptLanes {
@@ -113,7 +113,7 @@ export class ScriptLanes {
         return;
       }
     }
-    this.#deps.lanes?.records(callId, records);
+    this.#deps.fastRecords?.(callId, records);
   }
 
   /** Task `id` is answered, or its worker ended: its journal's files are removed. */
@@ -139,6 +139,6 @@ export class ScriptLanes {
     const tool = head.task.type === "call" && head.task.callId === callId ? head.task.fastLane?.tools[index] : undefined;
     if (tool === undefined || !this.#deps.nested.laneStarted({ id, tool: index, name: tool.name, limits: tool.limits })) {
       this.#deps.broken("the sandbox worker started a lane call the host cannot place");
-    } else this.#deps.lanes?.started(callId, id, index);
+    }
   }
 }

@@ -23,19 +23,11 @@ export type PendingTask = {
   ghost?: true;
 };
 
-/**
- * What a script's owner (src/codemode) hears of its lane calls: one starts
- * (its "lane" line: `id` its call id, `tool` its index in the lane's tools),
- * and records end them. A capability request of a lane call comes after its
- * "lane" line, so the owner knows the call before it must answer for it.
- */
-export type LaneObserver = { started(callId: string, id: string, tool: number): void; records(callId: string, records: FastRecord[]): void };
-
 export type SessionHooks = {
   ready(session: WorkerSession): void;
   capability?: CapabilityHandler;
-  /** Told of a script's fast nested calls: each start, their records (src/codemode records them). */
-  lanes?: LaneObserver;
+  /** Records of a script's fast nested calls (src/codemode records them). */
+  fastRecords?(callId: string, records: FastRecord[]): void;
   /** A nested call answered (the router learns what the worker keeps warm). */
   nestedReplied?(session: WorkerSession, task: CallTask, reply: CallReply): void;
   /** The session is over; `orphans` were sent but never started. */

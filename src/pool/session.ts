@@ -109,7 +109,7 @@ export class WorkerSession {
       nested: this.#nested,
       head: () => this.#schedule.head,
       broken: (message) => this.kill("protocol", message),
-      ...(hooks.lanes !== undefined ? { lanes: hooks.lanes } : {}),
+      ...(hooks.fastRecords !== undefined ? { fastRecords: hooks.fastRecords } : {}),
     });
     this.#capabilities = {
       handler: hooks.capability,
