@@ -35,10 +35,9 @@ describe("guest codecs against Node's", () => {
   it("forgiving base64 reads what Buffer reads, noise and all", () => {
     fc.assert(
       fc.property(fc.string({ unit: fc.constantFrom(..."AZaz09+/= \n-_*é".split("")), maxLength: 200 }), (text) => {
-        const node = Buffer.from(text.slice(0, text.includes("=") ? text.indexOf("=") : text.length).replace(/[^A-Za-z0-9+/]/g, ""), "base64");
-        assert.deepEqual(Buffer.from(decodeBase64(text, true)), node);
+        assert.deepEqual(Buffer.from(decodeBase64(text, true)), Buffer.from(text, "base64"));
       }),
-      { numRuns: 400 },
+      { numRuns: 2000 },
     );
   });
 
