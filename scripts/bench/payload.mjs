@@ -3,7 +3,9 @@
 // ctx.state (a value set, a value read) at 1, 5 and 10 MiB, the isolate's
 // heap after the call (used plus external, as the worker reads it into the
 // call's metrics) over the same tool's with a 2-byte payload, per payload
-// byte. The caps are raised past 10 MiB and the tools get 1 GB, so the
+// byte. Every call runs in a fresh isolate (isolation: "call"), so the figure
+// is what that one call allocated and had not yet collected: an upper bound
+// of what the payload needed at its peak. The caps are raised past 10 MiB and the tools get 1 GB, so the
 // figure is what corral's channel costs, not whether it fits the default.
 // Then the question the ledger cares about: at the default limits (64 MB,
 // the documented caps), does an honest tool reach each cap without a strike?
@@ -66,6 +68,8 @@ export async function measurePayloads(tempDir, { sizesMib = PAYLOAD_SIZES_MIB, r
   for (const n of bytes) await store.stateSet("agent:payload-state_get", `k${n}`, JSON.stringify("x".repeat(n - 2)), { quotaBytes: 4 * cap, maxKeys: 100 });
   const host = createBenchHost(tempDir, {
     workers: 1,
+    // A fresh isolate per call: what one call left uncollected is never counted in the next.
+    isolation: "call",
     maxMemoryMb: 2048,
     maxTimeoutMs: 120_000,
     effects: { agent: { net_read: "allow", net_write: "allow", read: "allow", fs_write: "allow", state_write: "allow" } },
@@ -118,7 +122,7 @@ export function payloadTable(rows, sizesMib = PAYLOAD_SIZES_MIB) {
 export function payloadSection(rows) {
   return `## Capability payloads: isolate heap per payload byte
 
-What a payload of N bytes costs the tool's isolate (scripts/bench/payload.mjs): the isolate's heap after the call (used plus external, as the worker reads it into the call's metrics, no collection forced) less the same tool's with a 2-byte payload, over N. Each tool makes or reads the payload as an honest tool would (\`'x'.repeat(n)\` for a body, a file or a state value; \`text()\` or \`readFile(path, "utf8")\` for what comes back), so the figure holds the tool's own string beside corral's copy: about 2 is the floor for a payload made from, or made into, a string. Caps raised past 10 MiB and 1 GB isolates for the measure; at the default limits every documented cap is reached without a strike (test/capabilities/payload-caps.test.ts). Each figure: the median of 3 calls (1 with \`--quick\`).
+What a payload of N bytes costs the tool's isolate (scripts/bench/payload.mjs): the isolate's heap after the call (used plus external, as the worker reads it into the call's metrics, no collection forced; each call in a fresh isolate, \`isolation: "call"\`, so nothing an earlier call left is counted) less the same tool's with a 2-byte payload, over N. Each tool makes or reads the payload as an honest tool would (\`'x'.repeat(n)\` for a body, a file or a state value; \`text()\` or \`readFile(path, "utf8")\` for what comes back), so the figure holds the tool's own string beside corral's copy: about 2 is the floor for a payload made from, or made into, a string. Caps raised past 10 MiB and 1 GB isolates for the measure; at the default limits every documented cap is reached without a strike (test/capabilities/payload-caps.test.ts). Each figure: the median of 3 calls (1 with \`--quick\`).
 
 ${payloadTable(rows)}`;
 }

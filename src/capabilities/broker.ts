@@ -57,7 +57,7 @@ export type BrokerOptions = {
 const READ_STATE: readonly Effect[] = ["read", "state_write"];
 
 /** The effects that admit a request (any one of them), what it does, and to what. */
-function describeRequest(request: CapabilityRequest): { effects: readonly Effect[]; operation: string; target: string; section: keyof SourceGrant } {
+export function describeRequest(request: CapabilityRequest): { effects: readonly Effect[]; operation: string; target: string; section: keyof SourceGrant } {
   switch (request.kind) {
     case "fetch": {
       const method = request.method.toUpperCase();
@@ -83,6 +83,12 @@ function shownUrl(text: string): string {
   } catch {
     return text.slice(0, 100);
   }
+}
+
+/** Why a request is refused `undeclared`: the effect it needs, which `who` did not declare. */
+export function undeclaredMessage(request: CapabilityRequest, who: string): string {
+  const { effects, operation } = describeRequest(request);
+  return `${operation} needs the "${effects.join('" or "')}" effect, which ${who} did not declare; add it to the tool's effects`;
 }
 
 const GRANT_OPTION: Record<keyof SourceGrant, string> = { net: "capabilities.net", fs: "capabilities.fs", state: "capabilities.state" };
@@ -164,9 +170,7 @@ export class CapabilityBroker {
       audit(code, 0, message);
       return { result: { ok: false, code, message } };
     };
-    if (!effects.some((candidate) => declared.includes(candidate))) {
-      return refuse("undeclared", `${operation} needs the "${effects.join('" or "')}" effect, which "${call.tool}" did not declare; add it to the tool's effects`);
-    }
+    if (!effects.some((candidate) => declared.includes(candidate))) return refuse("undeclared", undeclaredMessage(request, `"${call.tool}"`));
     const grant = this.#options.grants(call.source);
     if (grant[section] === undefined) {
       return refuse("not_granted", `this host grants ${call.source} no ${section} capability (${GRANT_OPTION[section]}), so ${operation} is refused`);

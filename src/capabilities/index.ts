@@ -4,7 +4,7 @@
  * ctx.state), judged and performed by the host.
  */
 export { CapabilitiesOptions, CapabilityGrant, CAPABILITY_DEFAULTS, createGrantResolver, type SourceGrant } from "./options.js";
-export { CapabilityBroker, type OpenCall } from "./broker.js";
+export { CapabilityBroker, undeclaredMessage, type OpenCall } from "./broker.js";
 export { createHostCapabilities, capabilityStoreFor, type HostCapabilities } from "./host-capabilities.js";
 export type { CapabilityStore, CapabilityUse, CapabilityCounter, CapabilityOutcome, StateLimits, StateUsage } from "./capability-store.js";
 export { MemoryCapabilityStore } from "./memory-capability-store.js";

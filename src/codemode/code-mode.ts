@@ -20,7 +20,8 @@
  */
 import { z } from "zod";
 import { CodeModeRequest, type DescribedTool, type FoundTool, type ToolAnswer } from "../../sandbox/shared/codemode-messages.js";
-import type { CapabilityRequestMessage } from "../../sandbox/shared/capability-messages.js";
+import { CapabilityRequest, type CapabilityRequestMessage } from "../../sandbox/shared/capability-messages.js";
+import { undeclaredMessage } from "../capabilities/index.js";
 import type { FastRecord, FastTool } from "../../sandbox/shared/fast-lane-schemas.js";
 import type { ChannelLimits } from "../host/channels.js";
 import type { CapabilityHooks } from "../pool/index.js";
@@ -170,9 +171,14 @@ export class CodeMode {
   readonly handle = async (message: CapabilityRequestMessage, hooks: CapabilityHooks): Promise<{ answerJson: string; pausedMs: number }> => {
     const script = this.#scripts.get(message.callId);
     let request: CodeModeRequest;
+    let raw: unknown;
     try {
-      request = CodeModeRequest.parse(JSON.parse(message.requestJson));
+      raw = JSON.parse(message.requestJson);
+      request = CodeModeRequest.parse(raw);
     } catch {
+      // A script's own fetch, ctx.fs or ctx.state: it declares no effects, so it is refused as any such tool's would be.
+      const capability = CapabilityRequest.safeParse(raw);
+      if (capability.success) return answer({ ok: false, code: "undeclared", message: undeclaredMessage(capability.data, "a Code Mode script (it declares no effects: call a tool that does)") });
       return answer({ ok: false, code: "invalid", message: "a Code Mode script can ask only for tools, search and describe" });
     }
     if (script === undefined) return answer({ ok: false, code: "failed", message: "the script is over" });

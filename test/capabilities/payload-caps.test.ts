@@ -150,6 +150,14 @@ describe("capability payloads at the default limits", { timeout: 240_000 }, () =
     assert.deepEqual(answer(await call("file_read", { n: maxFileBytes })), { ok: true, length: maxFileBytes });
   });
 
+  it("a state value's text that would take the heap past its limit is too_large, weighed before it is copied", async () => {
+    // The value set by a lean call, then read by one holding most of the isolate's memory.
+    assert.deepEqual(answer(await call("state_value", { n: quotaBytes - 1 })), { ok: true, length: quotaBytes - 1 });
+    const refused = answer(await call("state_value", { n: quotaBytes - 1, hold: 58 * MiB }));
+    assert.equal(refused.code, "too_large", JSON.stringify(refused));
+    assert.match(refused.message ?? "", /do not fit in this tool's memory/);
+  });
+
   it("no case left a strike: every source's record has calls and no memory, timeout or crash", async () => {
     for (const source of [...Object.keys(TOOLS).map((name) => `agent:${name}`), "agent:small-files"]) {
       const report = await host.auditSource(source);

@@ -7,7 +7,9 @@
  * gate keeps every script call off the lane). The same pure tool tries
  * fetch (GET and POST), ctx.fs (read and write) and ctx.state (get and set)
  * and reports each refusal's code and message; every path must answer the
- * same. Real host, workers and isolates; a real server on 127.0.0.1.
+ * same. A script's own fetch is refused `undeclared` too (a script
+ * declares no effects). Real host, workers and isolates; a real server on
+ * 127.0.0.1.
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -95,6 +97,10 @@ describe("an undeclared capability answers undeclared on every path", { timeout:
         assertAllUndeclared(result, `fast lane ${round}`);
         assert.ok(((result.details as { fastCalls?: number }).fastCalls ?? 0) >= 1, `fast lane ${round}: the call ran on the lane: ${JSON.stringify(result.details)}`);
       }
+      // The script's own isolate has fetch too, and declares no effects.
+      const own = await host.call("run_code", { code: `try { await fetch(${JSON.stringify(`${server.origin}/page`)}); return "allowed"; } catch (e) { return e.code + ": " + e.message; }` });
+      assert.ok(own.ok, JSON.stringify(own));
+      assert.match(String(own.structured ?? own.output), /^undeclared: fetch failed: fetch GET needs the "net_read" effect, which a Code Mode script \(it declares no effects: call a tool that does\) did not declare/);
       assert.equal(server.hits.length, 0, "nothing reached the server");
     });
   });

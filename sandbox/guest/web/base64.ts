@@ -17,6 +17,10 @@ for (let i = 0; i < ALPHABET.length; i++) {
   CODES[i] = ALPHABET.charCodeAt(i);
   DECODE[ALPHABET.charCodeAt(i)] = i;
 }
+/** Buffer's reading also takes base64url's two letters (`-` and `_`). */
+const DECODE_FORGIVING = DECODE.slice();
+DECODE_FORGIVING[0x2d] = 62;
+DECODE_FORGIVING[0x5f] = 63;
 const PAD = 0x3d;
 /** Bytes per chunk of text made at once: a multiple of 3, so only the last chunk is padded. */
 const CHUNK_BYTES = 3 * 4096;
@@ -45,16 +49,18 @@ export function encodeBase64(bytes: Uint8Array): string {
 }
 
 /**
- * Base64 text as bytes. `forgiving`: as Node's Buffer reads it (anything
- * outside the alphabet skipped, the first `=` ends the data); otherwise the
+ * Base64 text as bytes. `forgiving`: as Node's Buffer reads it (base64url's
+ * `-` and `_` taken too, anything else outside the alphabet skipped, the
+ * first `=` ends the data); otherwise the
  * text must be base64 already stripped of whitespace (atob checks the rest).
  */
 export function decodeBase64(text: string, forgiving: boolean): Uint8Array {
+  const table = forgiving ? DECODE_FORGIVING : DECODE;
   let count = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code === PAD) break;
-    if (code < 128 && (DECODE[code] as number) >= 0) count++;
+    if (code < 128 && (table[code] as number) >= 0) count++;
     else if (!forgiving) throw new DOMException("The string to be decoded is not correctly encoded.", "InvalidCharacterError");
   }
   const out = new Uint8Array(Math.floor((count * 3) / 4));
@@ -63,7 +69,7 @@ export function decodeBase64(text: string, forgiving: boolean): Uint8Array {
   let o = 0;
   for (let i = 0; i < text.length && o < out.length; i++) {
     const code = text.charCodeAt(i);
-    const value = code < 128 ? (DECODE[code] as number) : -1;
+    const value = code < 128 ? (table[code] as number) : -1;
     if (value < 0) continue;
     buffer = ((buffer << 6) | value) & 0xffffff;
     bits += 6;

@@ -1,6 +1,9 @@
 // attempts: find any Node or corral-internal name on the isolate's global
 // object and its prototype chain (process, require, Buffer, the worker's
-// timer callback, isolated-vm handles, fetch, ...).
+// timer callback, isolated-vm handles, XMLHttpRequest, ...). `fetch` is not
+// among them: it is the web standard's global, in every isolate, and a use
+// the tool did not declare is refused `undeclared` by the host
+// (test/capabilities/undeclared-paths.test.ts).
 // expect: ok
 // expect-output: []
 // A correct host leaves none of them reachable: the list is empty.
@@ -9,7 +12,7 @@ import { z } from "zod";
 
 const WANTED = [
   "process", "require", "module", "exports", "Buffer", "global", "__dirname", "__filename",
-  "__corral_schedule", "ivm", "_ivm", "isolated_vm", "setImmediate", "fetch", "XMLHttpRequest",
+  "__corral_schedule", "__corral_capability", "ivm", "_ivm", "isolated_vm", "setImmediate", "XMLHttpRequest",
   "WebSocket", "Deno", "Bun", "importScripts", "postMessage", "gc", "%DebugPrint",
 ];
 
