@@ -21,6 +21,11 @@ import { checkSourceId, pluginSourceId, resolvePluginPath } from "../registry/so
 import type { Diagnostic, OutcomeKind } from "../result.js";
 import type { LoadFailureKind, LoadRequest, LoadResult } from "./types.js";
 
+/** The share of a tool's call memory its module's top level must run within at load (see #fitsCallMemory). */
+const TOP_LEVEL_HEADROOM = 0.75;
+/** The smallest isolate the check runs in (the options' floor for any memory limit). */
+const MIN_CHECK_MB = 8;
+
 export type LoaderDeps = {
   cache: BundleCache;
   pool: SandboxPool;
@@ -116,7 +121,12 @@ export class Loader {
       if (memoryMb < load.memoryMb && (tightest === undefined || memoryMb < tightest.memoryMb)) tightest = { name: manifest.name, memoryMb };
     }
     if (tightest === undefined || this.#fits.has(`${bundle.hash}:${tightest.memoryMb}`)) return undefined;
-    const limits = { ...load, memoryMb: tightest.memoryMb };
+    // V8's heap limit is soft: a top level close to it fits one run and not
+    // the next (seen on Node 26: a 20 MB top level passed a 16 MB check, then
+    // failed the call). Checked with headroom, a load refused costs no strike;
+    // one passed that fails its calls costs a strike on every call.
+    const checkMb = Math.max(MIN_CHECK_MB, Math.floor(tightest.memoryMb * TOP_LEVEL_HEADROOM));
+    const limits = { ...load, memoryMb: checkMb };
     const outcome = await this.#deps.pool.run({ type: "describe", bundle, limits }, limits, `describe:${bundle.hash}:${tightest.memoryMb}`);
     const kind = outcome.ok ? outcome.reply.kind : outcome.kind;
     if (kind !== "memory") {
@@ -124,7 +134,7 @@ export class Loader {
       return undefined;
     }
     return (
-      `the module's top level does not run within ${tightest.memoryMb} MB, the memory limit a call of "${tightest.name}" runs under ` +
+      `the module's top level does not run within ${checkMb} MB (${TOP_LEVEL_HEADROOM * 100}% of ${tightest.memoryMb} MB, the memory limit a call of "${tightest.name}" runs under, for V8's soft limit) ` +
       `(it loaded within loadMemoryMb, ${load.memoryMb} MB): every call reruns the top level, so every call would fail memory; ` +
       `allocate less at the top level (do the work in run) or give the tool more memory (limits.memoryMb)`
     );
