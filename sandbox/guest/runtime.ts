@@ -26,6 +26,7 @@ import { collectTools, manifestOf, ModuleError } from "./module-tools.js";
 import { isSignal } from "./signals.js";
 import { installWebGlobals } from "./web/index.js";
 import { createFetch } from "./web/fetch.js";
+import { installWasm } from "./wasm.js";
 import { createCapabilityClient } from "./capability-client.js";
 import { createCapabilityApi } from "./capability-api.js";
 import { createCodeMode } from "./codemode.js";
@@ -64,6 +65,8 @@ for (const name of I.ObjectKeys(timers.globals)) defineGlobal(name, (timers.glob
 defineGlobal("console", guestConsole.console);
 // URL, TextEncoder, crypto (random bytes from the worker's CSPRNG), fetch's classes ...
 installWebGlobals(globalObject, { random: (count) => FERAL_RANDOM(count), loadUrl: () => FERAL_LOAD_URL() });
+// WebAssembly.compile/instantiate from the synchronous constructors: the engine's own never settle in an isolate (wasm.ts).
+installWasm(globalObject);
 // fetch, ctx.fs and ctx.state: requests the host performs (and judges) for the current call.
 const capabilities = createCapabilityClient((seq, requestJson, payload) => (payload === undefined ? FERAL_CAPABILITY(seq, requestJson) : FERAL_CAPABILITY(seq, requestJson, payload)));
 // fetch is in every isolate, as in Node: the host refuses a use the tool's effects do not declare (`undeclared`).

@@ -1,0 +1,110 @@
+/**
+ * @module test/web/wasm.test
+ * Async WebAssembly inside a tool, through a real host, worker process and
+ * isolate: `WebAssembly.compile` and `WebAssembly.instantiate` settle with
+ * the engine's answer (sandbox/guest/wasm.ts), a bad module is the tool's
+ * own error and never a strike, and the call's time limit still stops a
+ * tool that compiles for ever.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { outcomeOf } from "../../src/index.js";
+import { toolSource, withHost } from "../helpers/host.js";
+
+// (module (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add))
+const ADD = [0, 97, 115, 109, 1, 0, 0, 0, 1, 7, 1, 96, 2, 127, 127, 1, 127, 3, 2, 1, 0, 7, 7, 1, 3, 97, 100, 100, 0, 0, 10, 9, 1, 7, 0, 32, 0, 32, 1, 106, 11];
+// (module (import "env" "f" (func))): instantiating it without imports is a TypeError, with a wrong one a LinkError.
+const NEEDS_IMPORT = [0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 2, 9, 1, 3, 101, 110, 118, 1, 102, 0, 0];
+const TOP = `const ADD = new Uint8Array(${JSON.stringify(ADD)}); const NEEDS_IMPORT = new Uint8Array(${JSON.stringify(NEEDS_IMPORT)});`;
+
+const LIMITS = { timeoutMs: 2_000, memoryMb: 64 };
+
+describe("async WebAssembly in a tool", { timeout: 120_000 }, () => {
+  it("compile, instantiate from bytes and from a Module settle, and the exported function runs", async () => {
+    await withHost(async (host) => {
+      const run = `
+        const module = await WebAssembly.compile(ADD);
+        const fromBytes = await WebAssembly.instantiate(ADD);
+        const fromModule = await WebAssembly.instantiate(module);
+        const viaBuffer = await WebAssembly.instantiate(ADD.buffer, {});
+        return {
+          compiled: Object.prototype.toString.call(module),
+          exports: WebAssembly.Module.exports(module),
+          keys: Object.keys(fromBytes).sort(),
+          bytesModule: fromBytes.module instanceof WebAssembly.Module,
+          bytesAdd: fromBytes.instance.exports.add(2, 3),
+          moduleIsInstance: fromModule instanceof WebAssembly.Instance,
+          moduleAdd: fromModule.exports.add(40, 2),
+          bufferAdd: viaBuffer.instance.exports.add(-1, 1),
+          names: [WebAssembly.compile.name, WebAssembly.instantiate.name, WebAssembly.compile.length, WebAssembly.instantiate.length],
+          streaming: [typeof WebAssembly.compileStreaming, typeof WebAssembly.instantiateStreaming],
+        };`;
+      const loaded = await host.load({ source: "agent:wasm-ok", code: toolSource({ name: "wasm_ok", run, top: TOP }) });
+      assert.ok(loaded.ok, JSON.stringify(loaded));
+      const result = await host.call("wasm_ok", {}, LIMITS);
+      assert.ok(result.ok, JSON.stringify(result));
+      assert.deepEqual(result.structured, {
+        compiled: "[object WebAssembly.Module]",
+        exports: [{ name: "add", kind: "function" }],
+        keys: ["instance", "module"],
+        bytesModule: true,
+        bytesAdd: 5,
+        moduleIsInstance: true,
+        moduleAdd: 42,
+        bufferAdd: 0,
+        names: ["compile", "instantiate", 1, 1],
+        streaming: ["undefined", "undefined"],
+      });
+    });
+  });
+
+  it("a bad module rejects with the engine's error: caught, the tool answers; let through, a tool_error and no strike", async () => {
+    await withHost(async (host) => {
+      const caught = `
+        const reasons = [];
+        for (const attempt of [
+          () => WebAssembly.compile(new Uint8Array([1, 2, 3])),
+          () => WebAssembly.instantiate(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 9])),
+          () => WebAssembly.compile("not bytes"),
+          () => WebAssembly.instantiate(NEEDS_IMPORT),
+          () => WebAssembly.instantiate(NEEDS_IMPORT, { env: { f: 1 } }),
+          () => WebAssembly.instantiate(new WebAssembly.Module(NEEDS_IMPORT), { env: {} }),
+        ]) {
+          const promise = attempt();
+          reasons.push(promise instanceof Promise ? await promise.then(() => "fulfilled", (e) => e.name) : "no promise");
+        }
+        return { reasons };`;
+      const letThrough = `await WebAssembly.compile(new Uint8Array([0, 97, 115, 109, 2, 0, 0, 0])); return { unreachable: true };`;
+      for (const [name, run] of [["wasm_caught", caught], ["wasm_bad", letThrough]] as const) {
+        const loaded = await host.load({ source: `agent:${name}`, code: toolSource({ name, run, top: TOP }) });
+        assert.ok(loaded.ok, JSON.stringify(loaded));
+      }
+      const answered = await host.call("wasm_caught", {}, LIMITS);
+      assert.ok(answered.ok, JSON.stringify(answered));
+      assert.deepEqual(answered.structured, { reasons: ["CompileError", "CompileError", "TypeError", "TypeError", "LinkError", "LinkError"] });
+      for (let i = 0; i < 3; i++) {
+        const started = Date.now();
+        const bad = await host.call("wasm_bad", {}, LIMITS);
+        assert.equal(outcomeOf(bad), "tool_error", JSON.stringify(bad));
+        assert.ok(!bad.ok && /CompileError/.test(bad.error.message), JSON.stringify(bad));
+        assert.ok(Date.now() - started < LIMITS.timeoutMs / 2, "the rejection waited on the time limit");
+      }
+      for (const source of ["agent:wasm_caught", "agent:wasm_bad"]) {
+        const audit = await host.auditSource(source);
+        assert.equal(audit?.totals.strikes ?? 0, 0, `${source}: ${JSON.stringify(audit?.totals)}`);
+      }
+    });
+  });
+
+  it("a tool that compiles for ever is still stopped by its time limit", async () => {
+    await withHost(async (host) => {
+      const run = `for (;;) await WebAssembly.instantiate(ADD);`;
+      const loaded = await host.load({ source: "agent:wasm-loop", code: toolSource({ name: "wasm_loop", run, top: TOP }) });
+      assert.ok(loaded.ok, JSON.stringify(loaded));
+      const started = Date.now();
+      const result = await host.call("wasm_loop", {}, { timeoutMs: 300, memoryMb: 64 });
+      assert.equal(outcomeOf(result), "timeout", JSON.stringify(result));
+      assert.ok(Date.now() - started < 5_000);
+    });
+  });
+});
