@@ -27,6 +27,7 @@ import { isSignal } from "./signals.js";
 import { installWebGlobals } from "./web/index.js";
 import { createFetch } from "./web/fetch.js";
 import { installWasm } from "./wasm.js";
+import { nameFunction } from "./standard-names.js";
 import { createCapabilityClient } from "./capability-client.js";
 import { createCapabilityApi } from "./capability-api.js";
 import { createCodeMode } from "./codemode.js";
@@ -58,8 +59,9 @@ const guestConsole = createConsole();
 const answers = createAnswers(() => guestConsole.take());
 const { errorAnswer } = answers;
 
+/** A global of the runtime's, under its standard name (the bundle's own names are minified). */
 function defineGlobal(name: string, value: unknown): void {
-  I.ObjectDefineProperty(globalObject, name, { value, writable: true, configurable: true, enumerable: false });
+  I.ObjectDefineProperty(globalObject, name, { __proto__: null, value: nameFunction(value, name), writable: true, configurable: true, enumerable: false } as PropertyDescriptor);
 }
 for (const name of I.ObjectKeys(timers.globals)) defineGlobal(name, (timers.globals as Record<string, unknown>)[name]);
 defineGlobal("console", guestConsole.console);
