@@ -3,8 +3,8 @@
  * Async WebAssembly inside a tool, through a real host, worker process and
  * isolate: `WebAssembly.compile` and `WebAssembly.instantiate` settle with
  * the engine's answer (sandbox/guest/wasm.ts), a bad module is the tool's
- * own error and never a strike, and the call's time limit still stops a
- * tool that compiles for ever.
+ * own error and never a strike, and the call's memory and time limits
+ * still stop a tool that instantiates or compiles for ever.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -18,6 +18,23 @@ const NEEDS_IMPORT = [0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 2, 9, 1, 3
 const TOP = `const ADD = new Uint8Array(${JSON.stringify(ADD)}); const NEEDS_IMPORT = new Uint8Array(${JSON.stringify(NEEDS_IMPORT)});`;
 
 const LIMITS = { timeoutMs: 2_000, memoryMb: 64 };
+
+/** A module of `functions` functions, each `ops` times (i32.const 0, drop): about 3 × functions × ops bytes. */
+const BIG_MODULE = `
+function leb(n) { const out = []; do { let b = n & 0x7f; n >>>= 7; if (n) b |= 0x80; out.push(b); } while (n); return out; }
+function bigModule(functions, ops) {
+  const body = new Uint8Array(ops * 3 + 2);
+  for (let i = 0; i < ops; i++) body.set([0x41, 0x00, 0x1a], 1 + i * 3);
+  body[body.length - 1] = 0x0b;
+  const entry = leb(body.length);
+  const declared = [...leb(functions), ...new Array(functions).fill(0)];
+  const head = [0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 0x60, 0, 0, 3, ...leb(declared.length), ...declared,
+    10, ...leb(leb(functions).length + functions * (entry.length + body.length)), ...leb(functions)];
+  const bytes = new Uint8Array(head.length + functions * (entry.length + body.length));
+  bytes.set(head);
+  for (let i = 0, at = head.length; i < functions; i++, at += entry.length + body.length) { bytes.set(entry, at); bytes.set(body, at + entry.length); }
+  return bytes;
+}`;
 
 describe("async WebAssembly in a tool", { timeout: 120_000 }, () => {
   it("compile, instantiate from bytes and from a Module settle, and the exported function runs", async () => {
@@ -93,6 +110,22 @@ describe("async WebAssembly in a tool", { timeout: 120_000 }, () => {
         const audit = await host.auditSource(source);
         assert.equal(audit?.totals.strikes ?? 0, 0, `${source}: ${JSON.stringify(audit?.totals)}`);
       }
+    });
+  });
+
+  it("an 18 MB module compiles, and a tool that keeps instantiating is stopped by its memory limit", async () => {
+    await withHost(async (host) => {
+      const big = `const module = await WebAssembly.compile(bigModule(20000, 300)); return { functions: WebAssembly.Module.exports(module).length, imports: WebAssembly.Module.imports(module).length };`;
+      const hoard = `const bytes = bigModule(2000, 300); const kept = []; for (;;) { const { instance } = await WebAssembly.instantiate(bytes); for (const f of Object.values(instance.exports)) f(); kept.push(instance); }`;
+      for (const [name, run] of [["wasm_big", big], ["wasm_hoard", hoard]] as const) {
+        const loaded = await host.load({ source: `agent:${name}`, code: toolSource({ name, run, top: BIG_MODULE }) });
+        assert.ok(loaded.ok, JSON.stringify(loaded));
+      }
+      const compiled = await host.call("wasm_big", {}, { timeoutMs: 10_000, memoryMb: 128 });
+      assert.ok(compiled.ok, JSON.stringify(compiled));
+      assert.deepEqual(compiled.structured, { functions: 0, imports: 0 });
+      const hoarded = await host.call("wasm_hoard", {}, { timeoutMs: 8_000, memoryMb: 64 });
+      assert.equal(outcomeOf(hoarded), "memory", JSON.stringify(hoarded));
     });
   });
 
