@@ -27,6 +27,7 @@ import { isSignal } from "./signals.js";
 import { installWebGlobals } from "./web/index.js";
 import { createFetch } from "./web/fetch.js";
 import { installWasm } from "./wasm.js";
+import { removeWaitAsync } from "./atomics.js";
 import { nameFunction } from "./standard-names.js";
 import { createCapabilityClient } from "./capability-client.js";
 import { createCapabilityApi } from "./capability-api.js";
@@ -69,6 +70,8 @@ defineGlobal("console", guestConsole.console);
 installWebGlobals(globalObject, { random: (count) => FERAL_RANDOM(count), loadUrl: () => FERAL_LOAD_URL() });
 // WebAssembly.compile/instantiate from the synchronous constructors: the engine's own never settle in an isolate (wasm.ts).
 installWasm(globalObject);
+// Atomics.waitAsync settles from a posted task too, and one with a timeout aborts the worker (atomics.ts).
+removeWaitAsync(globalObject);
 // fetch, ctx.fs and ctx.state: requests the host performs (and judges) for the current call.
 const capabilities = createCapabilityClient((seq, requestJson, payload) => (payload === undefined ? FERAL_CAPABILITY(seq, requestJson) : FERAL_CAPABILITY(seq, requestJson, payload)));
 // fetch is in every isolate, as in Node: the host refuses a use the tool's effects do not declare (`undeclared`).

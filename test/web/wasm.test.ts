@@ -4,7 +4,9 @@
  * isolate: `WebAssembly.compile` and `WebAssembly.instantiate` settle with
  * the engine's answer (sandbox/guest/wasm.ts), a bad module is the tool's
  * own error and never a strike, and the call's memory and time limits
- * still stop a tool that instantiates or compiles for ever.
+ * still stop a tool that instantiates or compiles for ever. Atomics.waitAsync,
+ * which settles the same way (and with a timeout aborted the worker), is
+ * gone (sandbox/guest/atomics.ts).
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -126,6 +128,23 @@ describe("async WebAssembly in a tool", { timeout: 120_000 }, () => {
       assert.deepEqual(compiled.structured, { functions: 0, imports: 0 });
       const hoarded = await host.call("wasm_hoard", {}, { timeoutMs: 8_000, memoryMb: 64 });
       assert.equal(outcomeOf(hoarded), "memory", JSON.stringify(hoarded));
+    });
+  });
+
+  it("Atomics.waitAsync is not there: looked for, it is absent; called, a tool_error, not a crash or a timeout", async () => {
+    await withHost(async (host) => {
+      const look = `return { waitAsync: typeof Atomics.waitAsync, wait: typeof Atomics.wait, notify: typeof Atomics.notify };`;
+      const call = `const a = new Int32Array(new SharedArrayBuffer(4)); const w = Atomics.waitAsync(a, 0, 0, 10); return { v: await w.value };`;
+      for (const [name, run] of [["atomics_look", look], ["atomics_call", call]] as const) {
+        const loaded = await host.load({ source: `agent:${name}`, code: toolSource({ name, run }) });
+        assert.ok(loaded.ok, JSON.stringify(loaded));
+      }
+      const looked = await host.call("atomics_look", {}, LIMITS);
+      assert.ok(looked.ok, JSON.stringify(looked));
+      assert.deepEqual(looked.structured, { waitAsync: "undefined", wait: "function", notify: "function" });
+      const called = await host.call("atomics_call", {}, LIMITS);
+      assert.equal(outcomeOf(called), "tool_error", JSON.stringify(called));
+      assert.equal((await host.auditSource("agent:atomics_call"))?.totals.strikes ?? 0, 0);
     });
   });
 
