@@ -33,17 +33,18 @@ type Wasm = {
 
 /** Replaces `compile` and `instantiate` on this context's WebAssembly namespace (call before any tool code). */
 export function installWasm(global: Record<string, unknown>): void {
-  const wasm = global.WebAssembly as (Wasm & { Module: { exports(module: unknown): unknown } }) | undefined;
+  const wasm = global.WebAssembly as (Wasm & { Module: { customSections(module: unknown, name: string): unknown } }) | undefined;
   if (typeof wasm !== "object" || wasm === null) return;
   const FERAL_MODULE = wasm.Module;
   const FERAL_INSTANCE = wasm.Instance;
-  // Module.exports is a brand check: it throws a TypeError for anything but a real Module (instanceof can be lied to).
-  const FERAL_MODULE_EXPORTS = wasm.Module.exports;
+  // A brand check: Module.customSections throws a TypeError for anything but a real Module (instanceof can be lied to);
+  // asked for a name no section has, it answers an empty array whatever the module's size (exports would list them all).
+  const FERAL_MODULE_CUSTOM_SECTIONS = wasm.Module.customSections;
 
   function isModule(value: unknown): boolean {
     if (typeof value !== "object" || value === null) return false;
     try {
-      I.apply(FERAL_MODULE_EXPORTS, FERAL_MODULE, [value]);
+      I.apply(FERAL_MODULE_CUSTOM_SECTIONS, FERAL_MODULE, [value, "corral: a brand check"]);
       return true;
     } catch {
       return false;

@@ -88,6 +88,8 @@ describe("async WebAssembly in a tool", { timeout: 120_000 }, () => {
           () => WebAssembly.instantiate(NEEDS_IMPORT),
           () => WebAssembly.instantiate(NEEDS_IMPORT, { env: { f: 1 } }),
           () => WebAssembly.instantiate(new WebAssembly.Module(NEEDS_IMPORT), { env: {} }),
+          // Not a Module, whatever its prototype says: taken as bytes, which it is not either.
+          () => WebAssembly.instantiate(Object.create(WebAssembly.Module.prototype)),
         ]) {
           const promise = attempt();
           reasons.push(promise instanceof Promise ? await promise.then(() => "fulfilled", (e) => e.name) : "no promise");
@@ -100,7 +102,7 @@ describe("async WebAssembly in a tool", { timeout: 120_000 }, () => {
       }
       const answered = await host.call("wasm_caught", {}, LIMITS);
       assert.ok(answered.ok, JSON.stringify(answered));
-      assert.deepEqual(answered.structured, { reasons: ["CompileError", "CompileError", "TypeError", "TypeError", "LinkError", "LinkError"] });
+      assert.deepEqual(answered.structured, { reasons: ["CompileError", "CompileError", "TypeError", "TypeError", "LinkError", "LinkError", "TypeError"] });
       for (let i = 0; i < 3; i++) {
         const started = Date.now();
         const bad = await host.call("wasm_bad", {}, LIMITS);
