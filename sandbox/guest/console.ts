@@ -6,6 +6,7 @@
  */
 import { intrinsics as I } from "./intrinsics.js";
 import { serialize } from "./serialize.js";
+import { nameMembers } from "./standard-names.js";
 
 export const MAX_LOG_LINES = 100;
 export const MAX_LOG_LINE_CHARS = 500;
@@ -66,14 +67,14 @@ export function createConsole() {
     };
   }
 
-  const consoleObject = I.ObjectFreeze({
+  const consoleObject = I.ObjectFreeze(nameMembers({
     log: logAt("log"),
     info: logAt("info"),
     debug: logAt("debug"),
     warn: logAt("warn"),
     error: logAt("error"),
     trace: logAt("trace"),
-  });
+  }));
 
   /** The lines of the call that just ended; starts a fresh list. */
   function take(): string[] {

@@ -28,6 +28,13 @@ const FERAL_DEFINE_PROPERTY = Object.defineProperty;
 const FERAL_PROMISE_THEN = Promise.prototype.then;
 const FERAL_PROMISE_PROTOTYPE = Promise.prototype;
 const FERAL_GET_PROTOTYPE_OF = Object.getPrototypeOf;
+/**
+ * Every descriptor the runtime hands to defineProperty has no prototype: a
+ * plain `{ value }` inherits a tool's `Object.prototype.get`, and
+ * defineProperty then throws (a value and an accessor), which left a
+ * waiting call unsettled until its time limit, a false timeout strike.
+ */
+const NO_CONSTRUCTOR = Object.freeze({ __proto__: null, value: undefined }) as PropertyDescriptor;
 
 /**
  * A promise of the runtime's own, immune to a replaced Promise.prototype.then,
@@ -36,7 +43,7 @@ const FERAL_GET_PROTOTYPE_OF = Object.getPrototypeOf;
  */
 function ownPromise<T>(executor: (resolve: (value: T | PromiseLike<T>) => void, reject: (reason: unknown) => void) => void): Promise<T> {
   const promise = new FERAL_PROMISE<T>(executor);
-  FERAL_DEFINE_PROPERTY(promise, "constructor", { value: undefined });
+  FERAL_DEFINE_PROPERTY(promise, "constructor", NO_CONSTRUCTOR);
   return promise;
 }
 
@@ -62,7 +69,7 @@ function followPromise<T>(value: unknown, onFulfilled: (value: T) => unknown, on
   if (!isPromiseShaped(value)) return false;
   try {
     // The attributes ownPromise gives its own, so redefining one of those is no change (and no throw).
-    FERAL_DEFINE_PROPERTY(value, "constructor", { value: undefined });
+    FERAL_DEFINE_PROPERTY(value, "constructor", NO_CONSTRUCTOR);
     FERAL_REFLECT_APPLY(FERAL_PROMISE_THEN, value, [onFulfilled, onRejected]);
     return true;
   } catch {

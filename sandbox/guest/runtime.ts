@@ -26,6 +26,9 @@ import { collectTools, manifestOf, ModuleError } from "./module-tools.js";
 import { isSignal } from "./signals.js";
 import { installWebGlobals } from "./web/index.js";
 import { createFetch } from "./web/fetch.js";
+import { installWasm } from "./wasm.js";
+import { removeWaitAsync } from "./atomics.js";
+import { nameFunction } from "./standard-names.js";
 import { createCapabilityClient } from "./capability-client.js";
 import { createCapabilityApi } from "./capability-api.js";
 import { createCodeMode } from "./codemode.js";
@@ -57,13 +60,18 @@ const guestConsole = createConsole();
 const answers = createAnswers(() => guestConsole.take());
 const { errorAnswer } = answers;
 
+/** A global of the runtime's, under its standard name (the bundle's own names are minified). */
 function defineGlobal(name: string, value: unknown): void {
-  I.ObjectDefineProperty(globalObject, name, { value, writable: true, configurable: true, enumerable: false });
+  I.ObjectDefineProperty(globalObject, name, { __proto__: null, value: nameFunction(value, name), writable: true, configurable: true, enumerable: false } as PropertyDescriptor);
 }
 for (const name of I.ObjectKeys(timers.globals)) defineGlobal(name, (timers.globals as Record<string, unknown>)[name]);
 defineGlobal("console", guestConsole.console);
 // URL, TextEncoder, crypto (random bytes from the worker's CSPRNG), fetch's classes ...
 installWebGlobals(globalObject, { random: (count) => FERAL_RANDOM(count), loadUrl: () => FERAL_LOAD_URL() });
+// WebAssembly.compile/instantiate from the synchronous constructors: the engine's own never settle in an isolate (wasm.ts).
+installWasm(globalObject);
+// Atomics.waitAsync settles from a posted task too, and one with a timeout aborts the worker (atomics.ts).
+removeWaitAsync(globalObject);
 // fetch, ctx.fs and ctx.state: requests the host performs (and judges) for the current call.
 const capabilities = createCapabilityClient((seq, requestJson, payload) => (payload === undefined ? FERAL_CAPABILITY(seq, requestJson) : FERAL_CAPABILITY(seq, requestJson, payload)));
 // fetch is in every isolate, as in Node: the host refuses a use the tool's effects do not declare (`undeclared`).

@@ -97,8 +97,9 @@ export function createTimers(host: TimerHost) {
   const globals = {
     setTimeout: (callback: unknown, delay?: unknown, ...args: unknown[]) => add(callback, delay, args, false),
     setInterval: (callback: unknown, delay?: unknown, ...args: unknown[]) => add(callback, delay, args, true),
-    clearTimeout: clear,
-    clearInterval: clear,
+    // Two functions, as in browsers and Node: each keeps its own name.
+    clearTimeout: (id: unknown) => clear(id),
+    clearInterval: (id: unknown) => clear(id),
     queueMicrotask: (callback: unknown) => {
       if (typeof callback !== "function") throw new I.TypeError("The callback must be a function");
       I.ownThen(

@@ -8,6 +8,7 @@
  */
 import { Event, EventTarget } from "event-target-shim";
 import { DOMException } from "./dom-exception.js";
+import { intrinsics as I } from "../intrinsics.js";
 
 export { Event, EventTarget };
 
@@ -75,7 +76,7 @@ export class AbortSignal extends EventTarget {
     return signal;
   }
 }
-Object.defineProperty(AbortSignal.prototype, Symbol.toStringTag, { value: "AbortSignal", configurable: true });
+I.ObjectDefineProperty(AbortSignal.prototype, Symbol.toStringTag, { __proto__: null, value: "AbortSignal", configurable: true } as PropertyDescriptor);
 
 function newSignal(): AbortSignal {
   constructing = true;
@@ -95,4 +96,4 @@ export class AbortController {
     abortSteps.get(this.#signal)?.(reason);
   }
 }
-Object.defineProperty(AbortController.prototype, Symbol.toStringTag, { value: "AbortController", configurable: true });
+I.ObjectDefineProperty(AbortController.prototype, Symbol.toStringTag, { __proto__: null, value: "AbortController", configurable: true } as PropertyDescriptor);

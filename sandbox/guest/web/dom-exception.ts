@@ -4,6 +4,7 @@
  * crypto, AbortSignal and structuredClone throw it in Node and browsers.
  * Instances are Errors (as in Node) with the legacy numeric `code`.
  */
+import { intrinsics as I } from "../intrinsics.js";
 
 const LEGACY_CODES: Record<string, number> = {
   IndexSizeError: 1,
@@ -42,4 +43,4 @@ export class DOMException extends Error {
     return Object.hasOwn(LEGACY_CODES, this.#name) ? (LEGACY_CODES[this.#name] as number) : 0;
   }
 }
-Object.defineProperty(DOMException.prototype, Symbol.toStringTag, { value: "DOMException", configurable: true });
+I.ObjectDefineProperty(DOMException.prototype, Symbol.toStringTag, { __proto__: null, value: "DOMException", configurable: true } as PropertyDescriptor);

@@ -5,6 +5,7 @@
  * LF, repeated names combined with ", " (except `set-cookie`, kept apart for
  * `getSetCookie`), iteration sorted by name.
  */
+import { intrinsics as I } from "../intrinsics.js";
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const BAD_VALUE = /[\0\r\n]/;
@@ -88,4 +89,4 @@ export class Headers {
     return this.entries();
   }
 }
-Object.defineProperty(Headers.prototype, Symbol.toStringTag, { value: "Headers", configurable: true });
+I.ObjectDefineProperty(Headers.prototype, Symbol.toStringTag, { __proto__: null, value: "Headers", configurable: true } as PropertyDescriptor);

@@ -7,7 +7,11 @@
  * and replaces itself with a plain writable property, so a tool that never
  * touches them does not pay for them. A tool may overwrite any of them in
  * its own context; the runtime never reads them back. (queueMicrotask and
- * the timers come from ../timers.ts.)
+ * the timers come from ../timers.ts.) Each global gets its standard `name`
+ * as it is defined (../standard-names.ts): the bundle's are minified. A lazy
+ * global is built after tool code ran, so what defines it is captured here
+ * and its descriptors have no prototype (a tool's Object.prototype.get or
+ * replaced Object.defineProperty changes nothing).
  */
 import { atob, btoa } from "./base64.js";
 import { DOMException } from "./dom-exception.js";
@@ -15,6 +19,9 @@ import { TextDecoder, TextEncoder } from "./text-codec.js";
 import type { RandomSource } from "./crypto.js";
 import { createPerformance } from "./performance.js";
 import { loadUrl, type UrlLoader } from "./url.js";
+import { nameFunction } from "../standard-names.js";
+
+const FERAL_DEFINE_PROPERTY = Object.defineProperty;
 
 export type WebGlobalsOptions = {
   /** The worker's CSPRNG: `count` bytes as a binary string. */
@@ -24,7 +31,12 @@ export type WebGlobalsOptions = {
 };
 
 function defineValue(target: object, name: string, value: unknown): void {
-  Object.defineProperty(target, name, { value, writable: true, configurable: true, enumerable: false });
+  FERAL_DEFINE_PROPERTY(target, name, { __proto__: null, value, writable: true, configurable: true, enumerable: false } as PropertyDescriptor);
+}
+
+/** A value of the runtime's, under its standard name (a tool's own value, written over a lazy global, is left as it is). */
+function installValue(target: object, name: string, value: unknown): void {
+  defineValue(target, name, nameFunction(value, name));
 }
 
 /**
@@ -40,10 +52,11 @@ function defineLazy(target: object, names: readonly string[], build: () => Recor
     built = true;
     for (const name of names) defineValue(target, name, undefined);
     const values = build();
-    for (const name of names) defineValue(target, name, values[name]);
+    for (const name of names) installValue(target, name, values[name]);
   };
   for (const name of names) {
-    Object.defineProperty(target, name, {
+    FERAL_DEFINE_PROPERTY(target, name, {
+      __proto__: null,
       configurable: true,
       enumerable: false,
       get() {
@@ -53,16 +66,16 @@ function defineLazy(target: object, names: readonly string[], build: () => Recor
       set(value: unknown) {
         defineValue(target, name, value);
       },
-    });
+    } as PropertyDescriptor);
   }
 }
 
 export function installWebGlobals(target: object, options: WebGlobalsOptions): void {
-  defineValue(target, "atob", atob);
-  defineValue(target, "btoa", btoa);
-  defineValue(target, "TextEncoder", TextEncoder);
-  defineValue(target, "TextDecoder", TextDecoder);
-  defineValue(target, "DOMException", DOMException);
+  installValue(target, "atob", atob);
+  installValue(target, "btoa", btoa);
+  installValue(target, "TextEncoder", TextEncoder);
+  installValue(target, "TextDecoder", TextDecoder);
+  installValue(target, "DOMException", DOMException);
   defineLazy(target, ["performance"], () => ({ performance: createPerformance() }));
   defineLazy(target, ["crypto"], () => ({ crypto: (require("./crypto.js") as typeof import("./crypto.js")).createCrypto(options.random) }));
   defineLazy(target, ["URL", "URLSearchParams"], () => loadUrl(options.loadUrl));

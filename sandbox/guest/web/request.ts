@@ -5,6 +5,7 @@
  */
 import { Body, extractBody, type BodyInit } from "./body.js";
 import { Headers, type HeadersInit } from "./headers.js";
+import { intrinsics as I } from "../intrinsics.js";
 
 const NORMALISED_METHODS = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH"]);
 const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
@@ -90,4 +91,4 @@ export class Request extends Body {
     return new Request(this);
   }
 }
-Object.defineProperty(Request.prototype, Symbol.toStringTag, { value: "Request", configurable: true });
+I.ObjectDefineProperty(Request.prototype, Symbol.toStringTag, { __proto__: null, value: "Request", configurable: true } as PropertyDescriptor);

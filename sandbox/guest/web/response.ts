@@ -6,6 +6,7 @@
  */
 import { Body, extractBody, type BodyInit } from "./body.js";
 import { Headers, type HeadersInit } from "./headers.js";
+import { intrinsics as I } from "../intrinsics.js";
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -90,7 +91,7 @@ export class Response extends Body {
     return new Response(text, { ...init, headers });
   }
 }
-Object.defineProperty(Response.prototype, Symbol.toStringTag, { value: "Response", configurable: true });
+I.ObjectDefineProperty(Response.prototype, Symbol.toStringTag, { __proto__: null, value: "Response", configurable: true } as PropertyDescriptor);
 
 /** The Response a host-performed fetch answers with. */
 export function responseFromHost(fields: {
