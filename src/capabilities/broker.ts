@@ -96,6 +96,7 @@ const GRANT_OPTION: Record<keyof SourceGrant, string> = { net: "capabilities.net
 export class CapabilityBroker {
   readonly #options: BrokerOptions;
   readonly #calls = new Map<string, CallState>();
+  readonly #payloadCaps = new Map<string, PayloadCaps | undefined>();
   readonly #lanes = new Map<string, { gate: GateContext; tools: Map<string, { name: string; source: string; limits: { timeoutMs: number } }> }>();
 
   constructor(options: BrokerOptions) {
@@ -110,6 +111,14 @@ export class CapabilityBroker {
 
   /** The payload caps a call of `source` runs under (its grant's), for its task: the worker holds payloads to them. */
   payloadCaps(source: string): PayloadCaps | undefined {
+    // Grants are fixed when the host is made: a source's caps are worked out once, not on every call.
+    if (this.#payloadCaps.has(source)) return this.#payloadCaps.get(source);
+    const caps = this.#capsOf(source);
+    this.#payloadCaps.set(source, caps);
+    return caps;
+  }
+
+  #capsOf(source: string): PayloadCaps | undefined {
     const grant = this.#options.grants(source);
     const caps: PayloadCaps = {};
     if (grant.net !== undefined) caps.requestBytes = grant.net.maxRequestBytes;

@@ -101,7 +101,9 @@ async function runEntry(deps: CallDeps, entry: CatalogEntry, input: unknown, opt
   } catch (error) {
     return failure(info, "invalid_input", `the input cannot be sent as JSON: ${(error as Error).message}`);
   }
-  const checked = refusalOf(deps, entry, info, inputJson, gateContext(options), span);
+  // What the gate is told of the asker, for the call's checks and its capability requests alike.
+  const gate = gateContext(options);
+  const checked = refusalOf(deps, entry, info, inputJson, gate, span);
   const refused = checked instanceof Promise ? await checked : checked;
   if (refused !== undefined) return refused;
   // A script's tool call runs within the script's slot.
@@ -112,7 +114,7 @@ async function runEntry(deps: CallDeps, entry: CatalogEntry, input: unknown, opt
     if (deps.events.listened) deps.events.emit({ type: "tool_running", callId: info.callId, tool: info.tool, source: entry.source, at: Date.now() });
     if (entry.runner.kind === "builtin") return await runBuiltin(deps, entry.runner.run, JSON.parse(inputJson), info, options);
     // In the sandbox: the task goes to the pool (or, for a script's tool call, the script's worker).
-    const run = sandboxRun(deps, entry, inputJson, info, options, span);
+    const run = sandboxRun(deps, entry, inputJson, info, options, span, gate);
     let outcome: PoolOutcome | undefined;
     try {
       outcome = options.nested !== undefined ? await options.nested(run.task) : await deps.pool.run(run.task, run.task.limits, run.key, options.signal);
@@ -146,7 +148,7 @@ type SandboxRun = {
 };
 
 /** The task a sandboxed call sends, its routing key, and what listens while it runs (its capability requests; a script's tool calls). */
-function sandboxRun(deps: CallDeps, entry: CatalogEntry, inputJson: string, info: CallInfo, options: PathOptions, span: CallSpan): SandboxRun {
+function sandboxRun(deps: CallDeps, entry: CatalogEntry, inputJson: string, info: CallInfo, options: PathOptions, span: CallSpan, gate: GateContext): SandboxRun {
   const runner = entry.runner;
   if (runner.kind !== "sandbox" && runner.kind !== "script") throw new Error("corral: sandboxRun reached with a tool that does not run in the sandbox");
   const limits = deps.limitsFor(entry, options);
@@ -167,7 +169,7 @@ function sandboxRun(deps: CallDeps, entry: CatalogEntry, inputJson: string, info
     tool: entry.manifest.name,
     effects: entry.manifest.effects,
     timeoutMs: limits.timeoutMs,
-    gate: gateContext(options),
+    gate,
   });
   if (closeCapabilities !== undefined) run.closeCapabilities = closeCapabilities;
   // The worker holds the call's payloads to its grant's caps before it copies them on.
@@ -179,7 +181,7 @@ function sandboxRun(deps: CallDeps, entry: CatalogEntry, inputJson: string, info
     if (runner.fastLane !== undefined) {
       task.fastLane = scope === "" ? runner.fastLane : { ...runner.fastLane, scope };
       // The lane's calls run under ids the host never opened: their capability requests are judged as their tools'.
-      const closeLane = deps.capabilities?.openLane({ callId: info.callId, gate: gateContext(options) }, runner.fastLane.tools);
+      const closeLane = deps.capabilities?.openLane({ callId: info.callId, gate }, runner.fastLane.tools);
       if (closeLane !== undefined) run.closeCapabilities = both(run.closeCapabilities, closeLane);
     }
   }
