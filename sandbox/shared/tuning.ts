@@ -145,7 +145,7 @@ export const COMMIT_BEHIND_MS = 20;
 
 /**
  * Once the oldest record waiting behind is this old, the next record's turn
- * commits them all (src/ledger/sqlite-store.ts): the turn that answered a
+ * commits them all (src/ledger/sqlite/store.ts): the turn that answered a
  * call, so the commit runs while the next call is on its way to a worker,
  * not when a timer fires, perhaps as a reply comes in. Shown by: the same
  * Warm call rows as COMMIT_BEHIND_MS; no row varies the share.
@@ -169,10 +169,10 @@ export const DASHBOARD_READER_CONNECTIONS = 2;
 
 /**
  * How often the checkpointer thread moves committed WAL pages into the
- * database file (src/ledger/wal-checkpointer.ts), off the event loop. More
+ * database file (src/ledger/sqlite/wal-checkpointer.ts), off the event loop. More
  * often costs that thread's CPU; less lets the WAL grow. No bench row
  * measures this yet (the thread's win was measured by hand: see
- * wal-checkpointer.ts).
+ * sqlite/wal-checkpointer.ts).
  */
 export const CHECKPOINT_INTERVAL_MS = 250;
 

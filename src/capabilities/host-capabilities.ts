@@ -9,7 +9,7 @@ import type { Logger } from "pino";
 import type { BeforeToolCall, ResolvedEffectPolicy } from "../gate/index.js";
 import type { LedgerStore } from "../ledger/index.js";
 import { LEDGER_DEFAULTS } from "../ledger/index.js";
-import { POSTGRES_URL } from "../ledger/postgres-connection.js";
+import { POSTGRES_URL } from "../ledger/postgres/index.js";
 import { CapabilityBroker } from "./broker.js";
 import type { CapabilityStore } from "./capability-store.js";
 import { MemoryCapabilityStore } from "./memory-capability-store.js";

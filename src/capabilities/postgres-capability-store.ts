@@ -13,8 +13,7 @@
  */
 import type pg from "pg";
 import { CorralError } from "../errors.js";
-import { createPool, resolvePostgresOptions, type ResolvedPostgresOptions } from "../ledger/postgres-connection.js";
-import { migratePostgres, quoteIdent } from "../ledger/postgres-schema.js";
+import { createPool, resolvePostgresOptions, type ResolvedPostgresOptions, migratePostgres, quoteIdent } from "../ledger/postgres/index.js";
 import { counterFromRow, entryBytes, LATEST_USES_KEPT, useFromRow, type CapabilityCounter, type CapabilityCounterRow, type CapabilityStore, type CapabilityUse, type CapabilityUseRow, type StateLimits, type StateUsage } from "./capability-store.js";
 
 function schemaSql(s: string): string {

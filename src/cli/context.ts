@@ -9,7 +9,7 @@ import { existsSync, statSync } from "node:fs";
 import type { Logger } from "pino";
 import type { ConfigHostOptions, LoadedConfig } from "../config/index.js";
 import { CorralError, createHost, Ledger, PostgresLedgerStore, type Host, type HostOptions } from "../index.js";
-import { POSTGRES_URL } from "../ledger/postgres-connection.js";
+import { POSTGRES_URL } from "../ledger/postgres/index.js";
 
 /** The CLI's whole contract with its caller: 0 ok, 1 a tool or load failed, 2 misuse. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;

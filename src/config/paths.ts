@@ -10,7 +10,7 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseAllowEntry } from "../capabilities/net-allow.js";
 import { CorralError } from "../errors.js";
-import { POSTGRES_URL } from "../ledger/postgres-connection.js";
+import { POSTGRES_URL } from "../ledger/postgres/index.js";
 import { resolveHostOptions } from "../options.js";
 import type { KeyPath } from "./locate.js";
 import type { ConfigHostOptions, CorralConfig } from "./schema.js";

@@ -13,7 +13,7 @@
  *   then the reader checks the schema's mark and version.
  */
 import { checkLedgerFile, Ledger, PostgresDashboardReader, PostgresLedgerStore, SqliteDashboardReader, type DashboardReader } from "../ledger/index.js";
-import { POSTGRES_URL } from "../ledger/postgres-connection.js";
+import { POSTGRES_URL } from "../ledger/postgres/index.js";
 
 export type OpenedLedger = { ledger: Ledger; reader: DashboardReader };
 

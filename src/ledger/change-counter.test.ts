@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { Ledger } from "./ledger.js";
-import { MemoryLedgerStore } from "./memory-store.js";
-import { SqliteLedgerStore } from "./sqlite-store.js";
+import { MemoryLedgerStore } from "./memory/store.js";
+import { SqliteLedgerStore } from "./sqlite/store.js";
 import { makeCall, tempDir } from "./testing/fixtures.js";
 
 describe("changesElsewhere", { timeout: 60_000 }, () => {

@@ -1,7 +1,7 @@
 /**
  * @module src/ledger/dashboard-reader.case
- * The one suite every DashboardReader must pass, run by sqlite-dashboard.test.ts
- * and postgres-dashboard.test.ts: each test writes a fresh ledger through the
+ * The one suite every DashboardReader must pass, run by sqlite/dashboard.test.ts
+ * and postgres/dashboard.test.ts: each test writes a fresh ledger through the
  * real Ledger, then reads it with the store's reader: the order of trouble,
  * pages, search, a quarantine past its end, the strike timeline, one
  * source's detail, and a version that moves when another writer commits.

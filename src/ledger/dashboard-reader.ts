@@ -6,7 +6,7 @@
  * that every implementation is checked on the way out.
  *
  * One implementation answers them for every database, SqlDashboardReader
- * (sql-dashboard-reader.ts) over one set of statements (dashboard-sql.ts);
+ * (sql/dashboard-reader.ts) over one set of statements (sql/dashboard-sql.ts);
  * SqliteDashboardReader and PostgresDashboardReader give it a connection.
  */
 import { z } from "zod";

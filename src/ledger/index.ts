@@ -21,8 +21,8 @@ export {
   type PageRequest,
   type TimelineRequest,
 } from "./dashboard-reader.js";
-export { SqliteDashboardReader, checkLedgerFile } from "./sqlite-dashboard.js";
-export { PostgresDashboardReader } from "./postgres-dashboard.js";
+export { SqliteDashboardReader, checkLedgerFile } from "./sqlite/index.js";
+export { PostgresDashboardReader } from "./postgres/index.js";
 
 // Policy
 export { DEFAULT_POLICY, QuarantinePolicy, UNTIL_RELEASED_POLICY, decideQuarantine, type QuarantineDecision } from "./policy.js";
@@ -30,10 +30,9 @@ export { DEFAULT_POLICY, QuarantinePolicy, UNTIL_RELEASED_POLICY, decideQuaranti
 // Stores
 export type { Applied, Decide, DecideAfterCall, LedgerStore, RecordOptions, StoreStatus, StoreWatcher, StoredSource, StoredSourceDetail, StoredTool } from "./store.js";
 export type { Transition } from "./transitions.js";
-export { MemoryLedgerStore } from "./memory-store.js";
-export { SQLITE_STORE_DEFAULTS, SqliteLedgerStore, SqliteStoreOptions } from "./sqlite-store.js";
-export { POSTGRES_STORE_DEFAULTS, PostgresStoreOptions } from "./postgres-connection.js";
-export { PostgresLedgerStore } from "./postgres-store.js";
+export { MemoryLedgerStore } from "./memory/index.js";
+export { SQLITE_STORE_DEFAULTS, SqliteLedgerStore, SqliteStoreOptions } from "./sqlite/index.js";
+export { POSTGRES_STORE_DEFAULTS, PostgresLedgerStore, PostgresStoreOptions } from "./postgres/index.js";
 
 // What Code Mode scripts called
 export {

@@ -9,7 +9,7 @@ import { describe, it } from "node:test";
 import { CorralError } from "../errors.js";
 import { InvalidCallRecordError, LedgerClosedError } from "./errors.js";
 import { Ledger, recordOwnCall } from "./ledger.js";
-import { MemoryLedgerStore } from "./memory-store.js";
+import { MemoryLedgerStore } from "./memory/store.js";
 import { MAX_MESSAGE_CHARS, type LedgerEvent } from "./types.js";
 import { MINUTE_MS, T0, makeCall, manualClock } from "./testing/fixtures.js";
 

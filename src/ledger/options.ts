@@ -5,11 +5,10 @@
  */
 import { z } from "zod";
 import { CorralError, describeIssues } from "../errors.js";
-import { MemoryLedgerStore } from "./memory-store.js";
-import { POSTGRES_URL } from "./postgres-connection.js";
-import { PostgresLedgerStore } from "./postgres-store.js";
+import { MemoryLedgerStore } from "./memory/index.js";
+import { POSTGRES_URL, PostgresLedgerStore } from "./postgres/index.js";
 import { DEFAULT_POLICY, QuarantinePolicy } from "./policy.js";
-import { SqliteLedgerStore } from "./sqlite-store.js";
+import { SqliteLedgerStore } from "./sqlite/index.js";
 import { isLedgerStore, type LedgerStore, type StoreStatus } from "./store.js";
 import type { LedgerEvent } from "./types.js";
 

@@ -16,7 +16,7 @@
  */
 import { z } from "zod";
 import { OUTCOME_KINDS, OutcomeKind } from "../result.js";
-import type { ScriptCallDbRow, ScriptCallerDbRow } from "./script-calls-sql.js";
+import type { ScriptCallDbRow, ScriptCallerDbRow } from "./sql/script-calls-sql.js";
 import { EpochMs, ScriptSourceId, SourceId, isStrike, type CallRecord } from "./types.js";
 
 const Count = z.number().int().nonnegative();

@@ -1,7 +1,7 @@
 /**
  * @module src/ledger/store.case
- * The one suite every LedgerStore must pass, run by sqlite-store.test.ts,
- * memory-store.test.ts and postgres-store.test.ts: the store's contract
+ * The one suite every LedgerStore must pass, run by sqlite/store.test.ts,
+ * memory/store.test.ts and postgres/store.test.ts: the store's contract
  * first, then the Ledger's behaviour on top of it, with a clock the tests
  * move by hand; then the script-call counters (script-calls.case.ts).
  */
