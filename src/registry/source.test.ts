@@ -27,6 +27,13 @@ describe("pluginSourceId", () => {
     assert.equal(pluginSourceId(join(dir.path, "elsewhere.ts"), project), `plugin:${join(dir.path, "elsewhere.ts")}`);
   });
 
+  it("never gives a project's own corral/ folder the bundled plugins' ids", () => {
+    mkdirSync(join(project, "corral", "text-stats"), { recursive: true });
+    assert.equal(pluginSourceId(join(project, "corral", "text-stats"), project), "plugin:./corral/text-stats");
+    assert.equal(pluginSourceId(join(project, "corral"), project), "plugin:./corral");
+    assert.equal(pluginSourceId(join(project, "corralx"), project), "plugin:corralx", "only the folder named corral is shown apart");
+  });
+
   it("is the working folder's when no root is given (the library's default)", () => {
     const own = process.cwd();
     assert.equal(pluginSourceId(join(own, "x", "y.ts")), "plugin:x/y.ts");

@@ -31,12 +31,15 @@ export function checkSourceId(source: unknown): SourceKind {
  * ```
  * inside corral's own plugins/ folder ─▶ plugin:corral/<path inside it>
  * inside `root` ──────────────────────▶ plugin:<path relative to root>
+ *   (one whose first folder is `corral` ▶ plugin:./corral/<…>)
  * elsewhere ──────────────────────────▶ plugin:<absolute path>
  * ```
  *
  * `root` is the host's `sourceRoot` (the config's folder for the CLI), else
  * the working directory at the load. Both sides are compared by real path,
- * so a symlinked checkout or package gives the same ids.
+ * so a symlinked checkout or package gives the same ids. A project's own
+ * `corral/` folder is shown with a leading `./`: without it, its plugins
+ * would share ids, and so strikes and quarantine, with the bundled ones.
  */
 export function pluginSourceId(path: string, root: string = process.cwd()): string {
   const absolute = realOrSame(resolve(path));
@@ -44,7 +47,12 @@ export function pluginSourceId(path: string, root: string = process.cwd()): stri
   if (bundled !== undefined) return `plugin:${BUNDLED_SOURCE_PREFIX}${bundled === "" ? "" : `/${bundled.split(sep).join("/")}`}`;
   const rel = inside(realOrSame(resolve(root)), absolute);
   const shown = rel === undefined ? absolute : rel === "" ? "." : rel;
-  return `plugin:${shown.split(sep).join("/")}`;
+  const id = shown.split(sep).join("/");
+  return `plugin:${isBundledLookalike(id) ? `./${id}` : id}`;
+}
+
+function isBundledLookalike(id: string): boolean {
+  return id === BUNDLED_SOURCE_PREFIX || id.startsWith(`${BUNDLED_SOURCE_PREFIX}/`);
 }
 
 /** `path` relative to `dir` when it is inside it ("" for `dir` itself), else undefined. */
