@@ -8,11 +8,16 @@ import type { Logger } from "pino";
 import type { StoreStatus } from "./ledger/store.js";
 import type { SourceState } from "./ledger/types.js";
 import type { ToolResult } from "./result.js";
+import type { LogLevel } from "../sandbox/shared/talk-back.js";
 
 export type HostEvent =
   | { type: "tool_execution_start"; callId: string; tool: string; source?: string; at: number }
   /** The gate allowed the call and it took a slot: its clock starts now. */
   | { type: "tool_running"; callId: string; tool: string; source: string; at: number }
+  /** A running tool reported progress (ctx.progress), whether or not its caller asked for it. */
+  | { type: "tool_progress"; callId: string; tool: string; source: string; progress: number; total?: number; message?: string; at: number }
+  /** A running tool sent a log message (ctx.log); `data` is the tool's JSON, as it wrote it. */
+  | { type: "tool_log"; callId: string; tool: string; source: string; level: LogLevel; data: unknown; logger?: string; at: number }
   /** With the whole result, `details` included (never sent to a model). */
   | { type: "tool_execution_end"; callId: string; tool: string; source?: string; result: ToolResult; at: number }
   | { type: "quarantine"; source: string; reason: string; since: number; until: number | null; at: number }

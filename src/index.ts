@@ -6,6 +6,7 @@
 // The host
 export {
   createHost,
+  AUDIO_MIME_TYPES,
   IMAGE_MIME_TYPES,
   type Host,
   type AuthorRequest,
@@ -80,6 +81,10 @@ export {
   type CapabilityUse,
   type CapabilityCounter,
 } from "./capabilities/index.js";
+
+// What a running tool says to its caller (CallOptions: onProgress, onLog, elicitUser, sampleModel)
+export type { TalkBack, TalkBackCall, ToolProgress, ToolLog, ElicitQuestion, SampleParams } from "./capabilities/index.js";
+export { ElicitAnswer, SampleAnswer, LOG_LEVELS, type LogLevel, type SampleContent, type SampleMessage, type ElicitSchema } from "../sandbox/shared/talk-back.js";
 
 // Results
 export {

@@ -82,7 +82,7 @@ export const HOST_DEFAULTS = {
   maxModelOutputChars: 50_000,
   /** … or past this many lines. @default 2000 */
   maxModelOutputLines: 2_000,
-  /** The largest image a tool may return, decoded. @default 5 MiB */
+  /** The largest image, audio clip or resource blob a tool may return, decoded. @default 5 MiB */
   maxImageBytes: 5 * 1024 * 1024,
   /** Tools one agent may have registered at once. @default 20 */
   maxToolsPerAgent: 20,
@@ -127,7 +127,7 @@ export const HostOptions = z.strictObject({
   maxQueue: z.number().int().min(0).optional().describe("calls waiting for a slot; one more is answered busy; default 1000"),
   maxModelOutputChars: z.number().int().min(100).optional().describe("a tool's text for a model is cut past this many characters; default 50000"),
   maxModelOutputLines: z.number().int().min(1).optional().describe("… or past this many lines; default 2000"),
-  maxImageBytes: z.number().int().min(1024).optional().describe("the largest image a tool may return, decoded; default 5 MiB"),
+  maxImageBytes: z.number().int().min(1024).optional().describe("the largest image, audio clip or resource blob a tool may return, decoded; default 5 MiB"),
   maxToolsPerAgent: z.number().int().min(1).optional().describe("tools one agent may have registered at once; default 20"),
   maxAgentSourceBytes: z.number().int().min(1024).optional().describe("the largest source an agent may submit; default 256 KiB"),
   logToolData: z.boolean().optional().describe("log each call's input and output in the audit log; default false"),

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { CorralError } from "./errors.js";
-import { Control, Image, InputIssue, Json } from "../sandbox/shared/guest-envelope.js";
+import { Audio, Control, Image, InputIssue, Json, Link, Resource } from "../sandbox/shared/guest-envelope.js";
 import { Metrics } from "../sandbox/shared/replies.js";
 import { OutcomeKind } from "../sandbox/shared/outcome-kinds.js";
 
@@ -52,6 +52,12 @@ export const ToolSuccess = z.strictObject({
   details: Json.optional(),
   control: Control.optional(),
   images: z.array(Image).optional(),
+  /** Audio clips (base64), held to the same cap as images. */
+  audio: z.array(Audio).optional(),
+  /** Resources sent with the result (text, or bytes as base64 `blob`). */
+  resources: z.array(Resource).optional(),
+  /** Resources the caller may read itself. */
+  links: z.array(Link).optional(),
 });
 export type ToolSuccess = z.infer<typeof ToolSuccess>;
 

@@ -161,13 +161,16 @@ export function createAnswers(takeLogs: () => string[]) {
     record.ok = true;
     let structured: unknown;
     if (sdk.isToolResult(value)) {
-      const { text, structured: data, details, control, images } = value;
+      const { text, structured: data, details, control, images, audio, resources, links } = value;
       if (text !== undefined && typeof text !== "string") return errorAnswer("tool_error", "toolResult({ text }) must be a string");
       if (text !== undefined) record.text = text;
       structured = data;
       if (details !== undefined) record.details = details;
       if (control !== undefined) record.control = control;
       if (images !== undefined) record.images = images;
+      if (audio !== undefined) record.audio = audio;
+      if (resources !== undefined) record.resources = resources;
+      if (links !== undefined) record.links = links;
     } else if (typeof value === "string") {
       record.text = value;
     } else {

@@ -31,6 +31,7 @@ import { removeWaitAsync } from "./atomics.js";
 import { nameFunction } from "./standard-names.js";
 import { createCapabilityClient } from "./capability-client.js";
 import { createCapabilityApi } from "./capability-api.js";
+import { createTalkBackApi } from "./talk-back-api.js";
 import { createCodeMode } from "./codemode.js";
 import { answerOf, clipText, createAnswers } from "./answers.js";
 import { createToolCalls } from "./tool-call.js";
@@ -82,7 +83,7 @@ const codeMode = createCodeMode(capabilities);
 const { invokeTool, failCurrentCall } = createToolCalls({
   answers,
   plainOnly: codeMode.isScript,
-  capabilityApi: createCapabilityApi(capabilities),
+  capabilityApi: Object.freeze({ ...createCapabilityApi(capabilities), ...createTalkBackApi(capabilities) }),
 });
 
 /** A call is over: its timers and capability requests are forgotten. */

@@ -15,11 +15,12 @@ import { describeThrown } from "./describe-thrown.js";
 import { isBlocked, isSignal } from "./signals.js";
 import { isAllocationRefusal, issuesOf, summarise, type createAnswers } from "./answers.js";
 import type { createCapabilityApi } from "./capability-api.js";
+import type { createTalkBackApi } from "./talk-back-api.js";
 
 export type ToolCallParts = {
   answers: ReturnType<typeof createAnswers>;
-  /** `ctx.fs` and `ctx.state`: the host's capabilities for the current call. */
-  capabilityApi: ReturnType<typeof createCapabilityApi>;
+  /** `ctx.fs`, `ctx.state` and the talk-back (`ctx.progress`, `log`, `elicit`, `sample`): the host's capabilities for the current call. */
+  capabilityApi: Readonly<ReturnType<typeof createCapabilityApi> & ReturnType<typeof createTalkBackApi>>;
   /** Whether a tool's results are written plain data only (a Code Mode script's: serialize's `plainOnly`). */
   plainOnly(tool: Tool): boolean;
 };
@@ -50,7 +51,7 @@ export function createToolCalls(parts: ToolCallParts) {
         const issues = issuesOf(parsed.error);
         return errorAnswer("invalid_input", `the input does not match the tool's schema: ${summarise(issues)}`, { issues });
       }
-      value = I.apply(tool.run, tool, [parsed.data, I.ObjectFreeze({ callId, tool: name, fs: capabilityApi.fs, state: capabilityApi.state })]);
+      value = I.apply(tool.run, tool, [parsed.data, I.ObjectFreeze({ callId, tool: name, ...capabilityApi })]);
       // A promise of the engine's is settled without reading its `then` (the tool may have replaced it by now).
       if (!I.isPromiseShaped(value) && !isThenable(value)) return answer(tool, value, budget);
     } catch (thrown) {

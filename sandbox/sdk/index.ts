@@ -7,7 +7,7 @@
  */
 import type { z } from "zod";
 
-export type Effect = "read" | "fs_write" | "exec" | "net_read" | "net_write" | "state_write";
+export type Effect = "read" | "fs_write" | "exec" | "net_read" | "net_write" | "state_write" | "ask_user" | "sample_model";
 export type Exposure = "direct" | "model_only" | "codemode" | "deferred" | "hidden";
 
 export type ToolLimits = {
@@ -49,6 +49,30 @@ export type ToolState = {
   delete(key: string): Promise<boolean>;
 };
 
+/** RFC 5424's severities, as MCP's logging names them. */
+export type LogLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+
+/** A form field of an elicitation: MCP's flat primitives (string, number, integer, boolean, array of enum strings). */
+export type FormFieldSchema = { type: "string" | "number" | "integer" | "boolean" | "array"; title?: string; description?: string; default?: unknown; [keyword: string]: unknown };
+export type FormSchema = { type: "object"; properties: Record<string, FormFieldSchema>; required?: string[] };
+
+/** The person's answer: `accept` with the form's values (a zod form's parsed), or `decline` / `cancel` without. */
+export type ElicitAnswer<T = Record<string, string | number | boolean | string[]>> = { action: "accept"; content: T } | { action: "decline" | "cancel"; content?: undefined };
+
+export type SampleContent = { type: "text"; text: string } | { type: "image"; data: string; mimeType: string } | { type: "audio"; data: string; mimeType: string };
+export type SampleRequest = {
+  /** A prompt, or the conversation so far. */
+  messages: string | Array<{ role: "user" | "assistant"; content: string | SampleContent }>;
+  /** Tokens the model may write; the call's and the source's budgets (capabilities.sampling) are charged this much. */
+  maxTokens: number;
+  systemPrompt?: string;
+  temperature?: number;
+  stopSequences?: string[];
+  /** Hints for the caller's choice of model. */
+  modelPreferences?: { hints?: Array<{ name: string }>; costPriority?: number; speedPriority?: number; intelligencePriority?: number };
+};
+export type SampleAnswer = { role: "assistant"; content: SampleContent; model: string; stopReason?: string };
+
 /** What `run` receives besides its input. */
 export type ToolContext = {
   /** The host's id of this call, for correlating logs. */
@@ -59,9 +83,32 @@ export type ToolContext = {
   fs: ToolFs;
   /** The source's key-value state (see ToolState). */
   state: ToolState;
+  /**
+   * Tells the caller how far the call has got (MCP progress notifications,
+   * the `tool_progress` event). Needs no effect; never fails the tool; at most
+   * 1000 notices (progress and log messages) per call.
+   */
+  progress(done: number, total?: number, message?: string): Promise<void>;
+  /** A log message for the caller (MCP `notifications/message`, the `tool_log` event); data is JSON, cut at 16 KiB. */
+  log(level: LogLevel, data: unknown, logger?: string): Promise<void>;
+  /**
+   * Asks the caller's user to fill in a form (MCP elicitation). Needs the
+   * `ask_user` effect; refused when the caller has nobody to ask. With a zod
+   * object as the form, an accepted answer is its parsed data.
+   */
+  elicit<S extends z.ZodObject>(message: string, form: S): Promise<ElicitAnswer<z.infer<S>>>;
+  elicit(message: string, form: FormSchema): Promise<ElicitAnswer>;
+  /** Asks the caller's model for a message (MCP sampling). Needs the `sample_model` effect and a `capabilities.sampling` grant. */
+  sample(request: SampleRequest): Promise<SampleAnswer>;
 };
 
 export type ImageContent = { mimeType: string; data: string };
+/** An audio clip as base64 (audio/wav, audio/mpeg, audio/ogg, audio/webm, audio/flac). */
+export type AudioContent = { mimeType: string; data: string };
+/** A resource sent with the result, its text or its bytes as base64 (MCP's embedded resource). */
+export type EmbeddedResource = { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string };
+/** A resource the caller may fetch itself (MCP's resource link). */
+export type ResourceLink = { uri: string; name: string; title?: string; description?: string; mimeType?: string };
 
 export type ControlDirectives = {
   /** Names of deferred tools to activate for the rest of the conversation. */
@@ -80,6 +127,10 @@ export type ToolResultChannels<O = unknown> = {
   details?: unknown;
   control?: ControlDirectives;
   images?: ImageContent[];
+  audio?: AudioContent[];
+  /** Resources sent with the result; a model reads their text, a program gets them whole. */
+  resources?: EmbeddedResource[];
+  links?: ResourceLink[];
 };
 
 export type ToolDefinition<I extends z.ZodObject = z.ZodObject, O = unknown> = {

@@ -1,7 +1,8 @@
 /**
  * @module sandbox/shared/capability-messages
  * The capability relay's messages, types and zod schemas only (the host may
- * import this). A tool's `fetch`, `ctx.fs` or `ctx.state` call becomes a
+ * import this). A tool's `fetch`, `ctx.fs` or `ctx.state` call, or its talk-back
+ * (talk-back.ts: progress, log, elicit, sample), becomes a
  * request that the guest hands the worker as JSON text, the worker sends the
  * host on the serve channel, and the host performs and answers:
  *
@@ -31,6 +32,7 @@
  * against the call. `pausedMs` says how long the gate took.
  */
 import { z } from "zod";
+import { ElicitRequest, LogRequest, ProgressRequest, SampleRequest } from "./talk-back.js";
 
 const Base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/);
 
@@ -73,7 +75,7 @@ export const StateRequest = z.strictObject({
   prefix: z.string().max(64 * 1024).optional(),
 });
 
-export const CapabilityRequest = z.discriminatedUnion("kind", [FetchRequest, FsRequest, StateRequest]);
+export const CapabilityRequest = z.discriminatedUnion("kind", [FetchRequest, FsRequest, StateRequest, ProgressRequest, LogRequest, ElicitRequest, SampleRequest]);
 export type CapabilityRequest = z.infer<typeof CapabilityRequest>;
 
 /**

@@ -32,6 +32,29 @@ export const Image = z.strictObject({
 });
 export type Image = z.infer<typeof Image>;
 
+/** An audio clip: the same shape as an image, checked against audio types. */
+export const Audio = Image;
+export type Audio = Image;
+
+const Uri = z.string().min(1).max(4096);
+
+/** A resource sent with a result (MCP's embedded resource): its text, or its bytes as base64 (`blob`). */
+export const Resource = z.union([
+  z.strictObject({ uri: Uri, mimeType: z.string().max(200).optional(), text: z.string() }),
+  z.strictObject({ uri: Uri, mimeType: z.string().max(200).optional(), blob: z.string() }),
+]);
+export type Resource = z.infer<typeof Resource>;
+
+/** A resource the caller may read itself (MCP's resource link). */
+export const Link = z.strictObject({
+  uri: Uri,
+  name: z.string().min(1).max(500),
+  title: z.string().max(500).optional(),
+  description: z.string().max(4000).optional(),
+  mimeType: z.string().max(200).optional(),
+});
+export type Link = z.infer<typeof Link>;
+
 export const Control = z.strictObject({
   add_tools: z.array(z.string()).optional(),
   terminate: z.boolean().optional(),
@@ -63,6 +86,9 @@ export const GuestEnvelope = z.discriminatedUnion("ok", [
     details: ParsedJson.optional(),
     control: Control.optional(),
     images: z.array(Image).optional(),
+    audio: z.array(Audio).optional(),
+    resources: z.array(Resource).optional(),
+    links: z.array(Link).optional(),
     logs: z.array(z.string()).optional(),
   }),
   z.strictObject({

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 
-export const EFFECTS = ["read", "fs_write", "exec", "net_read", "net_write", "state_write"] as const;
+export const EFFECTS = ["read", "fs_write", "exec", "net_read", "net_write", "state_write", "ask_user", "sample_model"] as const;
 export const Effect = z.enum(EFFECTS);
 export type Effect = z.infer<typeof Effect>;
 

@@ -5,11 +5,13 @@
  *
  * ```
  * request ─▶ parse (zod) ─────────────────────── invalid
+ *         ─▶ a notice (progress, log)? ─────────── the caller's handlers and events; counted, audited once per call
  *         ─▶ effect declared by the tool? ─────── undeclared (names the effect)
  *         ─▶ granted to the source? ───────────── not_granted (names the option)
  *         ─▶ effect policy: deny ──────────────── blocked
  *                           ask ─▶ gate (clock paused) ─ blocked
  *         ─▶ perform (fetch / fs / state) ─────── ok | refused | too_large | failed | timeout
+ *            or ask the caller (elicit / sample, clock paused; talk-back.ts)
  *         ─▶ audit: pino line + counter and latest use in the capability store
  * ```
  *
@@ -25,6 +27,8 @@ import type { CapabilityStore, CapabilityOutcome } from "./capability-store.js";
 import type { GrantResolver, SourceGrant } from "./options.js";
 import { CapabilityError } from "./capability-error.js";
 import { perform, type Incoming } from "./perform.js";
+import { askModel, askUser, assertCanSample, SamplingBudget, type TalkBack, type ToolLog, type ToolProgress } from "./talk-back.js";
+import { MAX_NOTICES_PER_CALL, type LogRequest, type ProgressRequest } from "../../sandbox/shared/talk-back.js";
 
 export type OpenCall = {
   callId: string;
@@ -34,9 +38,22 @@ export type OpenCall = {
   timeoutMs: number;
   /** The call's signal, caller and asker, as the gate is told them. */
   gate: GateContext;
+  /** Where the call's progress, log messages, questions and samples go (its caller's handlers). */
+  talkBack: TalkBack;
 };
 
-type CallState = OpenCall & { startedAt: number; pausedMs: number; requests: number; uses: number };
+type CallState = OpenCall & {
+  startedAt: number;
+  pausedMs: number;
+  requests: number;
+  uses: number;
+  /** Progress and log notices, each kind's count and bytes, for the one audit record a call's notices get. */
+  notices: { progress: { count: number; bytes: number }; log: { count: number; bytes: number } };
+  sampledTokens: number;
+};
+
+/** A tool's notice, for the host's events. */
+export type Notice = { kind: "progress"; progress: ToolProgress } | { kind: "log"; log: ToolLog };
 
 /**
  * Capability requests one call may make, of every kind: past it they are
@@ -52,13 +69,22 @@ export type BrokerOptions = {
   effectPolicy: ResolvedEffectPolicy;
   gate: BeforeToolCall;
   logger: Logger;
+  /** A call's progress or log notice, for the host's events (tool_progress, tool_log). */
+  announce?: (notice: Notice) => void;
 };
 
 const READ_STATE: readonly Effect[] = ["read", "state_write"];
 
 /** The effects that admit a request (any one of them), what it does, and to what. */
-export function describeRequest(request: CapabilityRequest): { effects: readonly Effect[]; operation: string; target: string; section: keyof SourceGrant } {
+export function describeRequest(request: CapabilityRequest): { effects: readonly Effect[]; operation: string; target: string; section: keyof SourceGrant | null } {
   switch (request.kind) {
+    case "progress":
+    case "log":
+      return { effects: [], operation: request.kind, target: "", section: null };
+    case "elicit":
+      return { effects: ["ask_user"], operation: "elicit", target: request.message.slice(0, 200), section: null };
+    case "sample":
+      return { effects: ["sample_model"], operation: "sample", target: `${request.maxTokens} tokens`, section: "sampling" };
     case "fetch": {
       const method = request.method.toUpperCase();
       return { effects: [method === "GET" || method === "HEAD" ? "net_read" : "net_write"], operation: `fetch ${method}`, target: shownUrl(request.url), section: "net" };
@@ -91,13 +117,16 @@ export function undeclaredMessage(request: CapabilityRequest, who: string): stri
   return `${operation} needs the "${effects.join('" or "')}" effect, which ${who} did not declare; add it to the tool's effects`;
 }
 
-const GRANT_OPTION: Record<keyof SourceGrant, string> = { net: "capabilities.net", fs: "capabilities.fs", state: "capabilities.state" };
+const GRANT_OPTION: Record<keyof SourceGrant, string> = { net: "capabilities.net", fs: "capabilities.fs", state: "capabilities.state", sampling: "capabilities.sampling" };
+
+const noNotices = (): CallState["notices"] => ({ progress: { count: 0, bytes: 0 }, log: { count: 0, bytes: 0 } });
 
 export class CapabilityBroker {
   readonly #options: BrokerOptions;
   readonly #calls = new Map<string, CallState>();
   readonly #payloadCaps = new Map<string, PayloadCaps | undefined>();
-  readonly #lanes = new Map<string, { gate: GateContext; tools: Map<string, { name: string; source: string; limits: { timeoutMs: number } }> }>();
+  readonly #lanes = new Map<string, { gate: GateContext; talkBack: TalkBack; tools: Map<string, { name: string; source: string; limits: { timeoutMs: number } }>; calls: Map<string, CallState> }>();
+  readonly #sampling = new SamplingBudget();
 
   constructor(options: BrokerOptions) {
     this.#options = options;
@@ -105,8 +134,12 @@ export class CapabilityBroker {
 
   /** Registers a call that may make requests; the returned function forgets it. */
   open(call: OpenCall): () => void {
-    this.#calls.set(call.callId, { ...call, startedAt: performance.now(), pausedMs: 0, requests: 0, uses: 0 });
-    return () => this.#calls.delete(call.callId);
+    const state: CallState = { ...call, startedAt: performance.now(), pausedMs: 0, requests: 0, uses: 0, notices: noNotices(), sampledTokens: 0 };
+    this.#calls.set(call.callId, state);
+    return () => {
+      this.#calls.delete(call.callId);
+      this.#auditNotices(state);
+    };
   }
 
   /** The payload caps a call of `source` runs under (its grant's), for its task: the worker holds payloads to them. */
@@ -135,9 +168,13 @@ export class CapabilityBroker {
    * (so they answer `undeclared`, as the same tool called directly would).
    * The returned function forgets the lane.
    */
-  openLane(script: { callId: string; gate: GateContext }, tools: readonly { name: string; source: string; limits: { timeoutMs: number } }[]): () => void {
-    this.#lanes.set(script.callId, { gate: script.gate, tools: new Map(tools.map((tool) => [tool.name, tool])) });
-    return () => this.#lanes.delete(script.callId);
+  openLane(script: { callId: string; gate: GateContext; talkBack: TalkBack }, tools: readonly { name: string; source: string; limits: { timeoutMs: number } }[]): () => void {
+    const calls = new Map<string, CallState>();
+    this.#lanes.set(script.callId, { gate: script.gate, talkBack: script.talkBack, tools: new Map(tools.map((tool) => [tool.name, tool])), calls });
+    return () => {
+      this.#lanes.delete(script.callId);
+      for (const call of calls.values()) this.#auditNotices(call);
+    };
   }
 
   /** The call a lane call's request stands for (its tool, named by the worker that runs it), if its script's lane has that tool. */
@@ -146,7 +183,13 @@ export class CapabilityBroker {
     const lane = cut < 0 || message.tool === undefined ? undefined : this.#lanes.get(message.callId.slice(0, cut));
     const tool = lane?.tools.get(message.tool ?? "");
     if (lane === undefined || tool === undefined) return undefined;
-    return { callId: message.callId, source: tool.source, tool: tool.name, effects: [], timeoutMs: tool.limits.timeoutMs, gate: lane.gate, startedAt: performance.now(), pausedMs: 0, requests: 0, uses: 0 };
+    // Kept until the lane closes: a lane call's uses and notices are counted, and its notices audited, as a direct call's.
+    let call = lane.calls.get(message.callId);
+    if (call === undefined) {
+      call = { callId: message.callId, source: tool.source, tool: tool.name, effects: [], timeoutMs: tool.limits.timeoutMs, gate: lane.gate, talkBack: lane.talkBack, startedAt: performance.now(), pausedMs: 0, requests: 0, uses: 0, notices: noNotices(), sampledTokens: 0 };
+      lane.calls.set(message.callId, call);
+    }
+    return call;
   }
 
   /** `paused` is called as the gate starts to wait: the caller stops the call's clocks. */
@@ -159,6 +202,7 @@ export class CapabilityBroker {
     } catch {
       return { answerJson: answer({ ok: false, code: "invalid", message: "the capability request is malformed" }), pausedMs: 0 };
     }
+    if (request.kind === "progress" || request.kind === "log") return { answerJson: answer(this.#notice(call, request)), pausedMs: 0 };
     if (++call.uses > MAX_USES_PER_CALL) {
       const message = `this call has made more than ${MAX_USES_PER_CALL} capability requests`;
       if (call.uses === MAX_USES_PER_CALL + 1) this.#audit(call, { effect: "-", operation: "any", target: "", outcome: "refused", bytes: 0, message });
@@ -169,6 +213,59 @@ export class CapabilityBroker {
     const out = { answerJson: answer(result), pausedMs: call.pausedMs - pausedBefore };
     return payload === undefined ? out : { ...out, payload };
   };
+
+  /**
+   * A progress or log notice: to the caller's handler and the host's events,
+   * within the call's count. It needs no effect (it reaches only the caller
+   * who made the call, with what the tool could have put in its answer) and
+   * is always answered `ok`, so a tool's notice never fails it.
+   */
+  #notice(call: CallState, request: ProgressRequest | LogRequest): { ok: true; value: null } {
+    const counted = call.notices[request.kind];
+    const total = call.notices.progress.count + call.notices.log.count;
+    if (total >= MAX_NOTICES_PER_CALL) {
+      if (total === MAX_NOTICES_PER_CALL) this.#options.logger.warn({ callId: call.callId, tool: call.tool, source: call.source }, `a call sent ${MAX_NOTICES_PER_CALL} progress and log notices; later ones are dropped`);
+      call.notices[request.kind].count++;
+      return { ok: true, value: null };
+    }
+    counted.count++;
+    const from = { callId: call.callId, tool: call.tool, source: call.source };
+    if (request.kind === "progress") {
+      const progress: ToolProgress = { ...from, progress: request.progress };
+      if (request.total !== undefined) progress.total = request.total;
+      if (request.message !== undefined) progress.message = request.message;
+      counted.bytes += request.message?.length ?? 0;
+      this.#deliver(() => call.talkBack.onProgress?.(progress), () => this.#options.announce?.({ kind: "progress", progress }));
+    } else {
+      const log: ToolLog = { ...from, level: request.level, data: JSON.parse(request.dataJson) };
+      if (request.logger !== undefined) log.logger = request.logger;
+      counted.bytes += request.dataJson.length;
+      this.#deliver(() => call.talkBack.onLog?.(log), () => this.#options.announce?.({ kind: "log", log }));
+    }
+    return { ok: true, value: null };
+  }
+
+  /** Runs the caller's handler and the host's announcement; a handler that throws is logged, never the tool's problem. */
+  #deliver(...steps: (() => void)[]): void {
+    for (const step of steps) {
+      try {
+        step();
+      } catch (error) {
+        this.#options.logger.error({ err: error }, "a progress or log handler threw; the notice was dropped for it");
+      }
+    }
+  }
+
+  /** One record per call and kind of notice, when it sent any: a use per notice would cost a write each. */
+  #auditNotices(call: CallState): void {
+    for (const kind of ["progress", "log"] as const) {
+      const { count, bytes } = call.notices[kind];
+      if (count === 0) continue;
+      const dropped = Math.max(0, call.notices.progress.count + call.notices.log.count - MAX_NOTICES_PER_CALL);
+      const note = dropped > 0 ? { message: `${dropped} notices past the call's ${MAX_NOTICES_PER_CALL} were dropped` } : {};
+      this.#audit(call, { effect: "-", operation: kind, target: `${count} ${count === 1 ? "notice" : "notices"}`, outcome: "ok", bytes, ...note });
+    }
+  }
 
   async #judgeAndPerform(call: CallState, request: CapabilityRequest, incoming: Incoming, hooks: { paused(): void }): Promise<{ result: CapabilityAnswer; payload?: WirePayload }> {
     const { effects, operation, target, section } = describeRequest(request);
@@ -181,7 +278,7 @@ export class CapabilityBroker {
     };
     if (!effects.some((candidate) => declared.includes(candidate))) return refuse("undeclared", undeclaredMessage(request, `"${call.tool}"`));
     const grant = this.#options.grants(call.source);
-    if (grant[section] === undefined) {
+    if (section !== null && grant[section] === undefined) {
       return refuse("not_granted", `this host grants ${call.source} no ${section} capability (${GRANT_OPTION[section]}), so ${operation} is refused`);
     }
     const kind = checkSourceId(call.source);
@@ -198,6 +295,7 @@ export class CapabilityBroker {
       call.pausedMs += performance.now() - waited;
       if (verdict.action === "block") return refuse("blocked", `${operation} ${target} was blocked by the gate: ${verdict.reason}`);
     }
+    if (request.kind === "elicit" || request.kind === "sample") return this.#askCaller(call, request, grant, hooks, audit);
     try {
       const deadline = call.startedAt + call.timeoutMs + call.pausedMs;
       const net = grant.net;
@@ -219,6 +317,39 @@ export class CapabilityBroker {
       const failure = error instanceof CapabilityError ? error : new CapabilityError("failed", (error as Error).message);
       audit(failure.code, 0, failure.message);
       return { result: { ok: false, code: failure.code, message: failure.message } };
+    }
+  }
+
+  /** A question to the caller's user, or a sample of its model: the call's clock stops while the caller answers. */
+  async #askCaller(
+    call: CallState,
+    request: Extract<CapabilityRequest, { kind: "elicit" | "sample" }>,
+    grant: SourceGrant,
+    hooks: { paused(): void },
+    audit: (outcome: CapabilityOutcome, bytes: number, message?: string) => void,
+  ): Promise<{ result: CapabilityAnswer }> {
+    const context = { callId: call.callId, tool: call.tool, source: call.source, signal: call.gate.signal };
+    const waited = performance.now();
+    try {
+      let value: unknown;
+      if (request.kind === "elicit") {
+        hooks.paused();
+        value = await askUser(call.talkBack, { message: request.message, requestedSchema: request.requestedSchema }, context);
+      } else {
+        const { kind: _kind, ...params } = request;
+        assertCanSample(call.talkBack);
+        this.#sampling.charge(call.source, call, request.maxTokens, grant.sampling as NonNullable<SourceGrant["sampling"]>);
+        hooks.paused();
+        value = await askModel(call.talkBack, params, context);
+      }
+      audit("ok", JSON.stringify(value).length);
+      return { result: { ok: true, value } };
+    } catch (error) {
+      const failure = error instanceof CapabilityError ? error : new CapabilityError("failed", (error as Error).message);
+      audit(failure.code, 0, failure.message);
+      return { result: { ok: false, code: failure.code, message: failure.message } };
+    } finally {
+      call.pausedMs += performance.now() - waited;
     }
   }
 

@@ -10,7 +10,7 @@ import type { BeforeToolCall, ResolvedEffectPolicy } from "../gate/index.js";
 import type { LedgerStore } from "../ledger/index.js";
 import { LEDGER_DEFAULTS } from "../ledger/index.js";
 import { POSTGRES_URL } from "../ledger/postgres/index.js";
-import { CapabilityBroker } from "./broker.js";
+import { CapabilityBroker, type Notice } from "./broker.js";
 import type { CapabilityStore } from "./capability-store.js";
 import { MemoryCapabilityStore } from "./memory-capability-store.js";
 import { createGrantResolver, type CapabilitiesOptions } from "./options.js";
@@ -36,6 +36,7 @@ export function createHostCapabilities(options: {
   effectPolicy: ResolvedEffectPolicy;
   gate: BeforeToolCall;
   logger: Logger;
+  announce?: (notice: Notice) => void;
 }): HostCapabilities {
   let store: CapabilityStore | undefined = options.capabilities?.store;
   const owned = store === undefined;
@@ -45,6 +46,7 @@ export function createHostCapabilities(options: {
     effectPolicy: options.effectPolicy,
     gate: options.gate,
     logger: options.logger,
+    ...(options.announce !== undefined ? { announce: options.announce } : {}),
   });
   return {
     broker,

@@ -1,7 +1,8 @@
 /**
  * @module src/capabilities
  * Capabilities: what a tool may reach beyond computing (fetch, ctx.fs,
- * ctx.state), judged and performed by the host.
+ * ctx.state) and what it may say to its caller (progress, log, elicit,
+ * sample), judged and performed by the host.
  */
 export { CapabilitiesOptions, CapabilityGrant, CAPABILITY_DEFAULTS, createGrantResolver, type SourceGrant } from "./options.js";
 export { CapabilityBroker, undeclaredMessage, type OpenCall } from "./broker.js";
@@ -10,3 +11,4 @@ export type { CapabilityStore, CapabilityUse, CapabilityCounter, CapabilityOutco
 export { MemoryCapabilityStore } from "./memory-capability-store.js";
 export { SqliteCapabilityStore } from "./sqlite-capability-store.js";
 export { PostgresCapabilityStore } from "./postgres-capability-store.js";
+export { talkBackOf, type TalkBack, type TalkBackCall, type ToolProgress, type ToolLog, type ElicitQuestion, type SampleParams } from "./talk-back.js";

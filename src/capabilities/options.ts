@@ -3,7 +3,7 @@
  * The `capabilities` host option: what a tool may reach beyond computing,
  * granted host-wide and overridden per source kind (`"agent"`) or source id
  * (`"agent:x"`). Nothing is granted by default. A section given for a source
- * replaces the host-wide section of the same name (net, fs, state) whole, so
+ * replaces the host-wide section of the same name (net, fs, state, sampling) whole, so
  * a grant never mixes two places' settings.
  */
 import { z } from "zod";
@@ -30,6 +30,10 @@ export const CAPABILITY_DEFAULTS = {
   maxKeys: 1000,
   /** The longest state key, in characters. @default 512 */
   maxKeyChars: 512,
+  /** Tokens one call may ask its caller's model for (ctx.sample's maxTokens, summed). @default 4000 */
+  maxTokensPerCall: 4000,
+  /** Tokens one source may ask for per hour, in one host. @default 50000 */
+  maxTokensPerHour: 50_000,
 } as const;
 
 const NetGrant = z.strictObject({
@@ -51,7 +55,12 @@ const StateGrant = z.strictObject({
   maxKeys: z.number().int().min(1).max(1_000_000).optional(),
 });
 
-export const CapabilityGrant = z.strictObject({ net: NetGrant.optional(), fs: FsGrant.optional(), state: StateGrant.optional() });
+const SamplingGrant = z.strictObject({
+  maxTokensPerCall: z.number().int().min(1).max(10_000_000).optional(),
+  maxTokensPerHour: z.number().int().min(1).max(1_000_000_000).optional(),
+});
+
+export const CapabilityGrant = z.strictObject({ net: NetGrant.optional(), fs: FsGrant.optional(), state: StateGrant.optional(), sampling: SamplingGrant.optional() });
 export type CapabilityGrant = z.infer<typeof CapabilityGrant>;
 
 const isCapabilityStore = (value: unknown): value is CapabilityStore =>
@@ -78,8 +87,9 @@ export type NetPolicy = {
 };
 export type FsPolicy = { root: string; maxFileBytes: number; maxDirEntries: number };
 export type StatePolicy = { quotaBytes: number; maxKeys: number };
+export type SamplingPolicy = { maxTokensPerCall: number; maxTokensPerHour: number };
 /** What one source is granted; a missing section grants nothing. */
-export type SourceGrant = { net?: NetPolicy; fs?: FsPolicy; state?: StatePolicy };
+export type SourceGrant = { net?: NetPolicy; fs?: FsPolicy; state?: StatePolicy; sampling?: SamplingPolicy };
 
 function resolveNet(grant: z.infer<typeof NetGrant>, where: string): NetPolicy {
   const allow = grant.allow.map((entry) => {
@@ -109,8 +119,16 @@ function resolveGrant(grant: CapabilityGrant, where: string): SourceGrant {
   if (grant.state !== undefined) {
     out.state = { quotaBytes: grant.state.quotaBytes ?? CAPABILITY_DEFAULTS.quotaBytes, maxKeys: grant.state.maxKeys ?? CAPABILITY_DEFAULTS.maxKeys };
   }
+  if (grant.sampling !== undefined) {
+    out.sampling = {
+      maxTokensPerCall: grant.sampling.maxTokensPerCall ?? CAPABILITY_DEFAULTS.maxTokensPerCall,
+      maxTokensPerHour: grant.sampling.maxTokensPerHour ?? CAPABILITY_DEFAULTS.maxTokensPerHour,
+    };
+  }
   return out;
 }
+
+const GRANT_SECTIONS = ["net", "fs", "state", "sampling"] as const satisfies readonly (keyof SourceGrant)[];
 
 /** Answers what a source is granted: its id's entry, else its kind's, else the host-wide one, per section. */
 export type GrantResolver = (source: string) => SourceGrant;
@@ -127,12 +145,10 @@ export function createGrantResolver(options: CapabilitiesOptions | undefined): G
     const byKind = perSource.get(kind);
     const pick = <K extends keyof SourceGrant>(key: K): SourceGrant[K] => byId?.[key] ?? byKind?.[key] ?? hostWide[key];
     const grant: SourceGrant = {};
-    const net = pick("net");
-    const fs = pick("fs");
-    const state = pick("state");
-    if (net !== undefined) grant.net = net;
-    if (fs !== undefined) grant.fs = fs;
-    if (state !== undefined) grant.state = state;
+    for (const section of GRANT_SECTIONS) {
+      const picked = pick(section);
+      if (picked !== undefined) (grant as Record<string, unknown>)[section] = picked;
+    }
     return grant;
   };
 }

@@ -213,6 +213,8 @@ export class CodeMode {
         ...(context.scope !== undefined ? { scope: context.scope } : {}),
         // The person behind the script's caller is asked about its tools' effects, as about a direct call's.
         ...(context.askUser !== undefined ? { askUser: context.askUser } : {}),
+        // Its tools' progress, log messages, questions and samples go where the script's call would send its own.
+        ...context.talkBack,
         nested: hooks.nested,
         via: script.source,
       });

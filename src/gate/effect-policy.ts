@@ -29,12 +29,14 @@ function every(decision: EffectDecision): Record<Effect, EffectDecision> {
 
 /**
  * Plugin and agent tools run pure by default: any effect needs the embedding
- * program's say-so through the gate. `host:` tools are the embedding
+ * program's say-so through the gate, except `ask_user`: a question goes to
+ * the person it would ask for approval, who answers it or declines (and is
+ * told which tool of which source asks). `host:` tools are the embedding
  * program's own registrations, so their effects are allowed.
  */
 export const EFFECT_POLICY_DEFAULTS: ResolvedEffectPolicy = {
-  plugin: every("ask"),
-  agent: every("ask"),
+  plugin: { ...every("ask"), ask_user: "allow" },
+  agent: { ...every("ask"), ask_user: "allow" },
   host: every("allow"),
   // A Code Mode script declares no effects and reaches nothing itself: each
   // tool it calls is judged as that tool's own call. Not configurable.

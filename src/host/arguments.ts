@@ -13,6 +13,7 @@ import { Scope } from "../../sandbox/shared/task-parts.js";
 import { checkArgument, checkOptionalArgument } from "../arguments/check.js";
 import type { HostEventListener } from "../events.js";
 import type { AskUser } from "../gate/index.js";
+import { TalkBackOptions } from "../capabilities/talk-back.js";
 import { Caller } from "../registry/caller.js";
 import type { AuthorRequest, CallOptions, DeclarationOptions, LoadRequest } from "./types.js";
 
@@ -45,6 +46,7 @@ export const CallOptionsSchema = z.strictObject({
   timeoutMs: Positive.optional(),
   memoryMb: Positive.optional(),
   traceContext: ContextSchema.optional(),
+  ...TalkBackOptions,
 });
 
 const IterableOfNames = z.custom<Iterable<string>>(
@@ -76,7 +78,7 @@ export const hostArguments = {
   },
   call(name: unknown, options: unknown): CallOptions {
     checkArgument("host.call(name, input, options)", "name", Text, name, "a tool's name");
-    return checkOptionalArgument("host.call(name, input, options)", "options", CallOptionsSchema, options, "{ signal?, scope?, caller?, askUser?, timeoutMs?, memoryMb?, traceContext? }") ?? {};
+    return checkOptionalArgument("host.call(name, input, options)", "options", CallOptionsSchema, options, "{ signal?, scope?, caller?, askUser?, timeoutMs?, memoryMb?, traceContext?, onProgress?, onLog?, elicitUser?, sampleModel? }") ?? {};
   },
   declarations(options: unknown): DeclarationOptions {
     const parsed = checkOptionalArgument("host.declarations(options)", "options", DeclarationsOptions, options, "{ caller?, activated?: an iterable of tool names }") ?? {};

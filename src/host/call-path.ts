@@ -35,6 +35,7 @@ import { finish } from "./call-record.js";
 import type { QuarantineView } from "./quarantine-view.js";
 import type { CallOptions } from "./types.js";
 import type { CapabilityBroker } from "../capabilities/index.js";
+import { talkBackOf } from "../capabilities/talk-back.js";
 
 export type CallDeps = {
   catalog: Catalog;
@@ -170,6 +171,7 @@ function sandboxRun(deps: CallDeps, entry: CatalogEntry, inputJson: string, info
     effects: entry.manifest.effects,
     timeoutMs: limits.timeoutMs,
     gate,
+    talkBack: talkBackOf(options),
   });
   if (closeCapabilities !== undefined) run.closeCapabilities = closeCapabilities;
   // The worker holds the call's payloads to its grant's caps before it copies them on.
@@ -177,11 +179,11 @@ function sandboxRun(deps: CallDeps, entry: CatalogEntry, inputJson: string, info
   if (payloadCaps !== undefined) task.payloadCaps = payloadCaps;
   if (runner.kind === "script") {
     // A script's tool calls are answered from here until its run is over; then they go into `details`.
-    run.closeScript = runner.open(info.callId, { traceContext: span.context, signal: options.signal, scope: options.scope, askUser: options.askUser });
+    run.closeScript = runner.open(info.callId, { traceContext: span.context, signal: options.signal, scope: options.scope, askUser: options.askUser, talkBack: talkBackOf(options) });
     if (runner.fastLane !== undefined) {
       task.fastLane = scope === "" ? runner.fastLane : { ...runner.fastLane, scope };
       // The lane's calls run under ids the host never opened: their capability requests are judged as their tools'.
-      const closeLane = deps.capabilities?.openLane({ callId: info.callId, gate }, runner.fastLane.tools);
+      const closeLane = deps.capabilities?.openLane({ callId: info.callId, gate, talkBack: talkBackOf(options) }, runner.fastLane.tools);
       if (closeLane !== undefined) run.closeCapabilities = both(run.closeCapabilities, closeLane);
     }
   }

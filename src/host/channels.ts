@@ -12,7 +12,7 @@ import type { Metrics } from "../../sandbox/shared/replies.js";
 import { readEnvelope, type ChannelLimits } from "../../sandbox/shared/envelope.js";
 import type { ErrorKind, ToolFailure, ToolResult } from "../result.js";
 
-export { IMAGE_MIME_TYPES, capForModel, type ChannelLimits } from "../../sandbox/shared/envelope.js";
+export { AUDIO_MIME_TYPES, IMAGE_MIME_TYPES, capForModel, type ChannelLimits } from "../../sandbox/shared/envelope.js";
 
 export type CallInfo = { tool: string; callId: string; source?: string; version?: string; metrics?: Metrics; warm?: boolean };
 
@@ -36,5 +36,8 @@ export function fromEnvelope(info: CallInfo & { metrics: Metrics }, envelopeJson
   if (read.details !== undefined) result.details = read.details;
   if (read.control !== undefined) result.control = read.control;
   if (read.images !== undefined) result.images = read.images;
+  if (read.audio !== undefined) result.audio = read.audio;
+  if (read.resources !== undefined) result.resources = read.resources;
+  if (read.links !== undefined) result.links = read.links;
   return result;
 }

@@ -77,7 +77,18 @@ class CorralHost implements Host {
     });
     const effectPolicy = resolveEffectPolicy(options.effects);
     const gate = options.beforeToolCall ?? defaultGate;
-    this.#capabilities = createHostCapabilities({ capabilities: options.capabilities, ledgerStore: options.ledger?.store, effectPolicy, gate, logger: this.#logger });
+    this.#capabilities = createHostCapabilities({
+      capabilities: options.capabilities,
+      ledgerStore: options.ledger?.store,
+      effectPolicy,
+      gate,
+      logger: this.#logger,
+      announce: (notice) => {
+        if (!this.#events.listened) return;
+        const at = Date.now();
+        this.#events.emit(notice.kind === "progress" ? { type: "tool_progress", ...notice.progress, at } : { type: "tool_log", ...notice.log, at });
+      },
+    });
     this.#telemetry = new Telemetry(options.telemetry ?? {}, () => this.#quarantine.quarantinedCount());
     const broker = this.#capabilities.broker;
     this.#pool = new SandboxPool({

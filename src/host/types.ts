@@ -4,6 +4,7 @@
  * and the Host itself.
  */
 import type { AskUser } from "../gate/index.js";
+import type { TalkBack } from "../capabilities/talk-back.js";
 import type { Caller, Manifest, ManifestOrigin } from "../registry/index.js";
 import type { Diagnostic, ErrorKind, ToolResult } from "../result.js";
 import type { HostEventListener } from "../events.js";
@@ -56,7 +57,13 @@ export type LoadResult =
     }
   | { ok: false; source: string; error: { kind: LoadFailureKind; message: string; diagnostics?: Diagnostic[] } };
 
-export type CallOptions = {
+/**
+ * `onProgress`, `onLog`, `elicitUser`, `sampleModel` (TalkBack): where the
+ * tool's `ctx.progress`, `ctx.log`, `ctx.elicit` and `ctx.sample` go. Without
+ * a handler, notices are dropped (the `tool_progress` and `tool_log` events
+ * still fire) and questions and samples are refused, naming why.
+ */
+export type CallOptions = TalkBack & {
   signal?: AbortSignal;
   /**
    * Whom the call is for: a tenant, a user, a conversation (at most 256

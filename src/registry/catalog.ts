@@ -4,6 +4,7 @@
  * looked up as own keys of a Map, so `constructor` or `__proto__` is never a
  * tool by accident. Loading a source again replaces all of its tools at once.
  */
+import type { TalkBack } from "../capabilities/talk-back.js";
 import type { Context } from "@opentelemetry/api";
 import type { BundleRef } from "../../sandbox/shared/task-parts.js";
 import type { Control } from "../../sandbox/shared/guest-envelope.js";
@@ -20,9 +21,8 @@ export type BuiltinAnswer =
 
 export type BuiltinRun = (input: unknown, context: { callId: string; signal: AbortSignal | undefined }) => Promise<BuiltinAnswer>;
 
-/** What a running Code Mode script's tool calls are made within: its span, its caller's cancellation, its scope. */
-/** What a script's tool calls carry of the script's own call: its span, signal, scope, and how to ask the person behind it. */
-export type ScriptCallContext = { traceContext: Context; signal: AbortSignal | undefined; scope: string | undefined; askUser?: AskUser | undefined };
+/** What a script's tool calls carry of the script's own call: its span, signal, scope, how to ask the person behind it, and where its tools' talk-back goes. */
+export type ScriptCallContext = { traceContext: Context; signal: AbortSignal | undefined; scope: string | undefined; askUser?: AskUser | undefined; talkBack: TalkBack };
 
 /** How a script's run ended, for its owner: a fast nested call its worker's death was charged to, if any. */
 export type ScriptEnd = { culprit?: { tool: number; id: string; kind: "timeout" | "memory" | "crash" | "cancelled"; message: string } };

@@ -13,7 +13,8 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Host, ToolInfo } from "../../host/index.js";
 import type { Caller } from "../../registry/index.js";
 
-const READ_ONLY_EFFECTS: ReadonlySet<string> = new Set(["read"]);
+// Asking the caller's user or model changes nothing outside the conversation.
+const READ_ONLY_EFFECTS: ReadonlySet<string> = new Set(["read", "ask_user", "sample_model"]);
 const DESTRUCTIVE_EFFECTS: ReadonlySet<string> = new Set(["fs_write", "exec", "net_write", "state_write"]);
 const OPEN_WORLD_EFFECTS: ReadonlySet<string> = new Set(["net_read", "net_write"]);
 const KNOWN_EFFECTS: ReadonlySet<string> = new Set([...READ_ONLY_EFFECTS, ...DESTRUCTIVE_EFFECTS, ...OPEN_WORLD_EFFECTS]);
