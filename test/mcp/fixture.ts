@@ -8,7 +8,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { toolSource } from "../helpers/host.js";
+import type { CorralMcpServer } from "../../src/adapters/mcp/index.js";
+import type { Host } from "../../src/index.js";
+import { assertNoWorkersLeft, toolSource } from "../helpers/host.js";
 
 const TOOLS = {
   echo: toolSource({ name: "echo", input: "z.object({ text: z.string() })", run: "return { said: input.text };" }),
@@ -67,4 +69,13 @@ export async function rpcError(request: Promise<unknown>): Promise<{ code: numbe
     throw error;
   }
   throw new Error("the request was answered with a result, not a JSON-RPC error");
+}
+
+/** Ends an MCP test's clients, server and host, removes its folder, and checks no worker outlived them. */
+export async function closeMcpTest(parts: { clients: Client[]; mcp: CorralMcpServer; host: Host; dir: { remove(): void }; pidsBefore: number[] }): Promise<void> {
+  for (const client of parts.clients) await client.close().catch(() => {});
+  await parts.mcp.close();
+  await parts.host.close();
+  parts.dir.remove();
+  await assertNoWorkersLeft(parts.pidsBefore);
 }

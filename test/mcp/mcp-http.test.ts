@@ -15,7 +15,7 @@ import { z } from "zod";
 import { createMcpServer, type CorralMcpServer, type McpHttpServer } from "../../src/adapters/mcp/index.js";
 import { createHost, type Host, type HostEvent } from "../../src/index.js";
 import { assertNoWorkersLeft, childPids, tempDir, toolSource } from "../helpers/host.js";
-import { rpcError, textOf, watchListChanged, writeTools } from "./fixture.js";
+import { closeMcpTest, rpcError, textOf, watchListChanged, writeTools } from "./fixture.js";
 
 const TOKEN = "test-token-0123456789abcdef";
 
@@ -95,13 +95,7 @@ describe("corral mcp over Streamable HTTP", { timeout: 240_000 }, () => {
     http = await mcp.listen({ token: TOKEN });
   });
 
-  after(async () => {
-    for (const client of clients) await client.close().catch(() => {});
-    await mcp.close();
-    await host.close();
-    dir.remove();
-    await assertNoWorkersLeft(pidsBefore);
-  });
+  after(() => closeMcpTest({ clients, mcp, host, dir, pidsBefore }));
 
   it("binds 127.0.0.1 and lists what a model may see, with titles, schemas and hints from effects", async () => {
     assert.match(http.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
@@ -112,7 +106,9 @@ describe("corral mcp over Streamable HTTP", { timeout: 240_000 }, () => {
     const echo = tools.find((tool) => tool.name === "echo");
     assert.equal(echo?.title, "Echo");
     assert.deepEqual(echo?.annotations, { title: "Echo", readOnlyHint: true, destructiveHint: false, openWorldHint: false });
-    assert.equal(JSON.stringify(echo?.inputSchema).includes("$schema"), false);
+    // The dialect once, at the root (SEP-1613); the host's trim of what says nothing holds below it.
+    assert.equal(echo?.inputSchema.$schema, "https://json-schema.org/draft/2020-12/schema");
+    assert.equal(JSON.stringify(echo?.inputSchema).split("$schema").length, 2);
     assert.deepEqual(echo?.inputSchema.required, ["text"]);
     const writer = tools.find((tool) => tool.name === "writer");
     assert.deepEqual(writer?.annotations, { title: "Writer", readOnlyHint: false, destructiveHint: true, openWorldHint: true });

@@ -18,15 +18,10 @@
  * ```
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { ElicitResultSchema, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { SendRequest } from "./talk-back.js";
 import { approvalQuestion, policyAdvice, type AskUser } from "../../gate/index.js";
 
-/** The tools/call handler's own `sendRequest`: a request sent on that call's stream. */
-export type SendOnCall = (
-  request: ServerRequest,
-  schema: typeof ElicitResultSchema,
-  options: { signal?: AbortSignal; timeout: number },
-) => Promise<{ action: string; content?: Record<string, unknown> | undefined }>;
 
 /** Whether the client can be asked in form mode (an empty `elicitation: {}` means form, as the specification keeps for older clients). */
 export function canElicit(server: Server): boolean {
@@ -45,7 +40,7 @@ const FORM = {
   },
 };
 
-export function askThroughClient(server: Server, send: SendOnCall, timeoutMs: number): AskUser {
+export function askThroughClient(server: Server, send: SendRequest, timeoutMs: number): AskUser {
   /** `callId effect` pairs the user allowed for the rest of their call. */
   const allowedForCall = new Set<string>();
   return async (call, signal) => {

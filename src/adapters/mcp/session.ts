@@ -12,7 +12,9 @@
  *                 unknown_tool ─▶ JSON-RPC -32602; every other result ─▶ CallToolResult
  *                 signal: notifications/cancelled, the HTTP client gone, or the session closed
  *                 askUser: the client's user through elicitation (elicit.ts), when the server asks users
- *                 progress: every progressIntervalMs while it runs, when asked
+ *                 progress: the tool's ctx.progress, and a heartbeat every progressIntervalMs until it reports, when asked (talk-back.ts)
+ *                 onLog: ctx.log as notifications/message at or above the client's level; console lines too once it set one
+ *                 elicitUser, sampleModel: the tool's ctx.elicit and ctx.sample, to a client that declared elicitation or sampling
  *                 cancelled: once the host recorded it, the request's response stream is ended
  * host events (quarantine, release, state_changed_elsewhere, tools_changed) ─▶ tools/list_changed
  * close() ─▶ running calls cancelled, awaited until the ledger recorded them ─▶ the SDK server closed
@@ -30,8 +32,9 @@ import type { Host } from "../../host/index.js";
 import { createCaller, type Caller } from "../../registry/index.js";
 import { toCallToolResult } from "./call-result.js";
 import { checkListParams, methodNotFound, parseCallParams, unknownTool } from "./call-params.js";
-import { askThroughClient, type SendOnCall } from "./elicit.js";
+import { askThroughClient } from "./elicit.js";
 import { listTools } from "./tool-list.js";
+import { LogLevels, talkBackFor, type Notify, type SendRequest } from "./talk-back.js";
 
 export type SessionSettings = {
   name: string;
@@ -44,8 +47,7 @@ export type SessionSettings = {
   approvalTimeoutMs: number;
 };
 
-type Notify = (notification: { method: "notifications/progress"; params: { progressToken: string | number; progress: number; message?: string } }) => Promise<void>;
-type CallExtra = { requestId: RequestId; signal: AbortSignal; sendNotification: Notify; sendRequest: SendOnCall };
+type CallExtra = { requestId: RequestId; signal: AbortSignal; sendNotification: Notify; sendRequest: SendRequest };
 
 /** This host's quarantines and releases, another process's as the host learns them, and tools added or replaced. */
 const LIST_CHANGING_EVENTS: ReadonlySet<string> = new Set(["quarantine", "release", "state_changed_elsewhere", "tools_changed"]);
@@ -64,6 +66,8 @@ export class McpSession {
   readonly #unsubscribe: () => void;
   readonly #onClosed: () => void;
   #endResponse: (requestId: RequestId) => void = () => {};
+  /** The level the client asked for with logging/setLevel (the tools' log messages below it are not sent). */
+  readonly #logLevels = new LogLevels();
   #closed = false;
 
   /**
@@ -77,14 +81,17 @@ export class McpSession {
     this.caller = typeof caller === "string" ? createCaller({ origin: "model", id: caller }) : caller;
     this.server = new Server(
       { name: settings.name, version: settings.version },
-      { capabilities: { tools: { listChanged: true } }, ...(settings.instructions !== undefined ? { instructions: settings.instructions } : {}) },
+      { capabilities: { tools: { listChanged: true }, logging: {} }, ...(settings.instructions !== undefined ? { instructions: settings.instructions } : {}) },
     );
+    // The SDK answers logging/setLevel itself when logging is declared (and ignores a bad level): ours checks it, and keeps the level per session.
+    this.server.removeRequestHandler("logging/setLevel");
     // tools/list and tools/call are not registered with setRequestHandler:
     // the SDK checks a handler's params first and answers a malformed
     // request with its validator's dump. They are served by the fallback,
     // which sees every method no handler took, and checked here.
     this.server.fallbackRequestHandler = async (request, extra) => {
       if (request.method === "tools/call") return this.#tracked(request.params, extra);
+      if (request.method === "logging/setLevel") return this.#logLevels.set(request.params);
       if (request.method !== "tools/list") throw methodNotFound(request.method);
       checkListParams(request.params);
       return { tools: listTools(this.#host, this.caller) };
@@ -134,10 +141,11 @@ export class McpSession {
     const gone = this.#disconnects.get(JSON.stringify(extra.requestId));
     const signal = AbortSignal.any(gone === undefined ? [extra.signal, this.#closing.signal] : [extra.signal, this.#closing.signal, gone]);
     const activatedBefore = this.caller.activated.size;
-    const stopProgress = _meta?.progressToken === undefined ? () => {} : this.#progress(name, _meta.progressToken, extra.sendNotification);
+    const talkBack = talkBackFor(this.server, extra, { name, progressToken: _meta?.progressToken, heartbeatMs: this.#settings.progressIntervalMs, levels: this.#logLevels, timeoutMs: this.#settings.approvalTimeoutMs });
     try {
       const askUser = this.#settings.askUsers ? { askUser: askThroughClient(this.server, extra.sendRequest, this.#settings.approvalTimeoutMs) } : {};
-      const result = await this.#host.call(name, input, { caller: this.caller, scope: this.caller.id, signal, ...askUser });
+      const result = await this.#host.call(name, input, { caller: this.caller, scope: this.caller.id, signal, ...askUser, ...talkBack.options });
+      await talkBack.consoleLines(result.logs);
       // The client cancelled: the SDK sends no response (as the specification says), so the stream is ended here, now that the ledger has the call.
       if (extra.signal.aborted) this.#endResponse(extra.requestId);
       if (!result.ok && result.error.kind === "unknown_tool") throw unknownTool(name);
@@ -145,21 +153,8 @@ export class McpSession {
       if (this.caller.activated.size !== activatedBefore) this.#listChanged();
       return toCallToolResult(result);
     } finally {
-      stopProgress();
+      talkBack.stop();
     }
-  }
-
-  #progress(name: string, progressToken: string | number, notify: Notify): () => void {
-    const started = Date.now();
-    let ticks = 0;
-    const timer = setInterval(() => {
-      ticks += 1;
-      const seconds = Math.round((Date.now() - started) / 1000);
-      notify({ method: "notifications/progress", params: { progressToken, progress: ticks, message: `${name} running for ${seconds} s` } }).catch(() => {
-        // The client is gone; the call's own signal says so.
-      });
-    }, this.#settings.progressIntervalMs);
-    return () => clearInterval(timer);
   }
 
   #listChanged(): void {

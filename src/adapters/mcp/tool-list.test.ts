@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { ToolResult } from "../../result.js";
 import { toCallToolResult } from "./call-result.js";
-import { hintsFor, titleOf, toMcpTool } from "./tool-list.js";
+import { hintsFor, SCHEMA_DIALECT, titleOf, toMcpTool } from "./tool-list.js";
 
 const METRICS = { wallMs: 1, cpuMs: 0, heapBytes: 0 };
 
@@ -28,7 +28,9 @@ describe("MCP tool hints and results", () => {
   it("keeps an output schema only when it is an object one", () => {
     const info = { name: "t", description: "d", source: "agent:a", version: "v", inputSchema: {}, effects: [], exposure: "direct" as const, limits: { timeoutMs: 1, memoryMb: 8 } };
     assert.equal(toMcpTool({ ...info, outputSchema: { type: "string" } }, "d", { type: "object" }).outputSchema, undefined);
-    assert.deepEqual(toMcpTool({ ...info, outputSchema: { type: "object" } }, "d", { type: "object" }).outputSchema, { type: "object" });
+    assert.deepEqual(toMcpTool({ ...info, outputSchema: { type: "object" } }, "d", { type: "object" }).outputSchema, { $schema: SCHEMA_DIALECT, type: "object" });
+    // The host trims the dialect from what a model is sent; MCP names it (SEP-1613).
+    assert.equal(toMcpTool(info, "d", { type: "object" }).inputSchema.$schema, SCHEMA_DIALECT);
   });
 
   it("answers text, images and structured data, and never details or logs", () => {
@@ -44,5 +46,22 @@ describe("MCP tool hints and results", () => {
     assert.deepEqual(toCallToolResult(list), { content: [{ type: "text", text: "[1,2]" }] }, "MCP carries only objects as structuredContent");
     const failed: ToolResult = { ok: false, tool: "t", callId: "c", metrics: METRICS, error: { kind: "timeout", message: "ran past 1000 ms", stack: "at secret.ts:1" } };
     assert.deepEqual(toCallToolResult(failed), { content: [{ type: "text", text: "timeout: ran past 1000 ms" }], isError: true });
+  });
+
+  it("answers audio, embedded resources and resource links after text and images, in that order", () => {
+    const rich: ToolResult = {
+      ok: true, tool: "t", callId: "c", metrics: METRICS, output: "",
+      audio: [{ mimeType: "audio/wav", data: "UklGRg==" }],
+      resources: [{ uri: "test://r", mimeType: "text/plain", text: "body" }, { uri: "test://b", blob: "AAEC" }],
+      links: [{ uri: "https://example.com/c", name: "c" }],
+    };
+    assert.deepEqual(toCallToolResult(rich), {
+      content: [
+        { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
+        { type: "resource", resource: { uri: "test://r", mimeType: "text/plain", text: "body" } },
+        { type: "resource", resource: { uri: "test://b", blob: "AAEC" } },
+        { type: "resource_link", uri: "https://example.com/c", name: "c" },
+      ],
+    });
   });
 });

@@ -42,6 +42,13 @@ function isObjectSchema(schema: Record<string, unknown> | undefined): schema is 
   return schema !== undefined && schema.type === "object";
 }
 
+/**
+ * The dialect of every schema corral serves (zod writes 2020-12). The host
+ * trims `$schema` from what a model is sent; MCP names it (SEP-1613: a
+ * client reads the dialect from it), so it is put back here.
+ */
+export const SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema";
+
 export function toMcpTool(info: ToolInfo, description: string, inputSchema: Record<string, unknown>): Tool {
   const hints = hintsFor(info.effects);
   const tool: Tool = {
@@ -49,12 +56,12 @@ export function toMcpTool(info: ToolInfo, description: string, inputSchema: Reco
     title: titleOf(info.name),
     description,
     // MCP wants an object schema at the root; a tool's input is always a z.object.
-    inputSchema: { ...inputSchema, type: "object" },
+    inputSchema: { $schema: SCHEMA_DIALECT, ...inputSchema, type: "object" },
     annotations: { title: titleOf(info.name), ...hints },
   };
   // MCP carries only object output schemas (structuredContent is an object);
   // any other output still reaches the client as text.
-  if (isObjectSchema(info.outputSchema)) tool.outputSchema = info.outputSchema;
+  if (isObjectSchema(info.outputSchema)) tool.outputSchema = { $schema: SCHEMA_DIALECT, ...info.outputSchema };
   return tool;
 }
 
