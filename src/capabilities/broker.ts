@@ -27,33 +27,16 @@ import type { CapabilityStore, CapabilityOutcome } from "./capability-store.js";
 import type { GrantResolver, SourceGrant } from "./options.js";
 import { CapabilityError } from "./capability-error.js";
 import { perform, type Incoming } from "./perform.js";
-import { askModel, askUser, assertCanSample, SamplingBudget, type TalkBack, type ToolLog, type ToolProgress } from "./talk-back.js";
-import { MAX_NOTICES_PER_CALL, type LogRequest, type ProgressRequest } from "../../sandbox/shared/talk-back.js";
+import { describeRequest, undeclaredMessage } from "./describe-request.js";
 
-export type OpenCall = {
-  callId: string;
-  source: string;
-  tool: string;
-  effects: readonly string[] | null;
-  timeoutMs: number;
-  /** The call's signal, caller and asker, as the gate is told them. */
-  gate: GateContext;
-  /** Where the call's progress, log messages, questions and samples go (its caller's handlers). */
-  talkBack: TalkBack;
-};
+export { describeRequest, undeclaredMessage } from "./describe-request.js";
+import { askModel, askUser, assertCanSample, SamplingBudget, type TalkBack } from "./talk-back.js";
+import { callState, noticeUses, takeNotice, type CallState, type Notice, type OpenCall } from "./call-notices.js";
 
-type CallState = OpenCall & {
-  startedAt: number;
-  pausedMs: number;
-  requests: number;
-  uses: number;
-  /** Progress and log notices, each kind's count and bytes, for the one audit record a call's notices get. */
-  notices: { progress: { count: number; bytes: number }; log: { count: number; bytes: number } };
-  sampledTokens: number;
-};
+export type { Notice, OpenCall } from "./call-notices.js";
 
-/** A tool's notice, for the host's events. */
-export type Notice = { kind: "progress"; progress: ToolProgress } | { kind: "log"; log: ToolLog };
+
+
 
 /**
  * Capability requests one call may make, of every kind: past it they are
@@ -73,53 +56,8 @@ export type BrokerOptions = {
   announce?: (notice: Notice) => void;
 };
 
-const READ_STATE: readonly Effect[] = ["read", "state_write"];
-
-/** The effects that admit a request (any one of them), what it does, and to what. */
-export function describeRequest(request: CapabilityRequest): { effects: readonly Effect[]; operation: string; target: string; section: keyof SourceGrant | null } {
-  switch (request.kind) {
-    case "progress":
-    case "log":
-      return { effects: [], operation: request.kind, target: "", section: null };
-    case "elicit":
-      return { effects: ["ask_user"], operation: "elicit", target: request.message.slice(0, 200), section: null };
-    case "sample":
-      return { effects: ["sample_model"], operation: "sample", target: `${request.maxTokens} tokens`, section: "sampling" };
-    case "fetch": {
-      const method = request.method.toUpperCase();
-      return { effects: [method === "GET" || method === "HEAD" ? "net_read" : "net_write"], operation: `fetch ${method}`, target: shownUrl(request.url), section: "net" };
-    }
-    case "fs":
-      return { effects: [request.op === "readFile" || request.op === "readdir" || request.op === "stat" ? "read" : "fs_write"], operation: `fs.${request.op}`, target: request.path.slice(0, 500), section: "fs" };
-    case "state":
-      return {
-        effects: request.op === "get" || request.op === "list" ? READ_STATE : ["state_write"],
-        operation: `state.${request.op}`,
-        target: (request.op === "list" ? (request.prefix ?? "") : (request.key ?? "")).slice(0, 500),
-        section: "state",
-      };
-  }
-}
-
-/** A URL as the audit shows it: origin and path, never credentials, query or fragment. */
-function shownUrl(text: string): string {
-  try {
-    const url = new URL(text);
-    return `${url.protocol}//${url.host}${url.pathname}`.slice(0, 500);
-  } catch {
-    return text.slice(0, 100);
-  }
-}
-
-/** Why a request is refused `undeclared`: the effect it needs, which `who` did not declare. */
-export function undeclaredMessage(request: CapabilityRequest, who: string): string {
-  const { effects, operation } = describeRequest(request);
-  return `${operation} needs the "${effects.join('" or "')}" effect, which ${who} did not declare; add it to the tool's effects`;
-}
-
 const GRANT_OPTION: Record<keyof SourceGrant, string> = { net: "capabilities.net", fs: "capabilities.fs", state: "capabilities.state", sampling: "capabilities.sampling" };
 
-const noNotices = (): CallState["notices"] => ({ progress: { count: 0, bytes: 0 }, log: { count: 0, bytes: 0 } });
 
 export class CapabilityBroker {
   readonly #options: BrokerOptions;
@@ -134,7 +72,7 @@ export class CapabilityBroker {
 
   /** Registers a call that may make requests; the returned function forgets it. */
   open(call: OpenCall): () => void {
-    const state: CallState = { ...call, startedAt: performance.now(), pausedMs: 0, requests: 0, uses: 0, notices: noNotices(), sampledTokens: 0 };
+    const state = callState(call);
     this.#calls.set(call.callId, state);
     return () => {
       this.#calls.delete(call.callId);
@@ -186,7 +124,7 @@ export class CapabilityBroker {
     // Kept until the lane closes: a lane call's uses and notices are counted, and its notices audited, as a direct call's.
     let call = lane.calls.get(message.callId);
     if (call === undefined) {
-      call = { callId: message.callId, source: tool.source, tool: tool.name, effects: [], timeoutMs: tool.limits.timeoutMs, gate: lane.gate, talkBack: lane.talkBack, startedAt: performance.now(), pausedMs: 0, requests: 0, uses: 0, notices: noNotices(), sampledTokens: 0 };
+      call = callState({ callId: message.callId, source: tool.source, tool: tool.name, effects: [], timeoutMs: tool.limits.timeoutMs, gate: lane.gate, talkBack: lane.talkBack });
       lane.calls.set(message.callId, call);
     }
     return call;
@@ -202,7 +140,7 @@ export class CapabilityBroker {
     } catch {
       return { answerJson: answer({ ok: false, code: "invalid", message: "the capability request is malformed" }), pausedMs: 0 };
     }
-    if (request.kind === "progress" || request.kind === "log") return { answerJson: answer(this.#notice(call, request)), pausedMs: 0 };
+    if (request.kind === "progress" || request.kind === "log") return { answerJson: answer(takeNotice(call, request, { logger: this.#options.logger, announce: this.#options.announce })), pausedMs: 0 };
     if (++call.uses > MAX_USES_PER_CALL) {
       const message = `this call has made more than ${MAX_USES_PER_CALL} capability requests`;
       if (call.uses === MAX_USES_PER_CALL + 1) this.#audit(call, { effect: "-", operation: "any", target: "", outcome: "refused", bytes: 0, message });
@@ -214,58 +152,8 @@ export class CapabilityBroker {
     return payload === undefined ? out : { ...out, payload };
   };
 
-  /**
-   * A progress or log notice: to the caller's handler and the host's events,
-   * within the call's count. It needs no effect (it reaches only the caller
-   * who made the call, with what the tool could have put in its answer) and
-   * is always answered `ok`, so a tool's notice never fails it.
-   */
-  #notice(call: CallState, request: ProgressRequest | LogRequest): { ok: true; value: null } {
-    const counted = call.notices[request.kind];
-    const total = call.notices.progress.count + call.notices.log.count;
-    if (total >= MAX_NOTICES_PER_CALL) {
-      if (total === MAX_NOTICES_PER_CALL) this.#options.logger.warn({ callId: call.callId, tool: call.tool, source: call.source }, `a call sent ${MAX_NOTICES_PER_CALL} progress and log notices; later ones are dropped`);
-      call.notices[request.kind].count++;
-      return { ok: true, value: null };
-    }
-    counted.count++;
-    const from = { callId: call.callId, tool: call.tool, source: call.source };
-    if (request.kind === "progress") {
-      const progress: ToolProgress = { ...from, progress: request.progress };
-      if (request.total !== undefined) progress.total = request.total;
-      if (request.message !== undefined) progress.message = request.message;
-      counted.bytes += request.message?.length ?? 0;
-      this.#deliver(() => call.talkBack.onProgress?.(progress), () => this.#options.announce?.({ kind: "progress", progress }));
-    } else {
-      const log: ToolLog = { ...from, level: request.level, data: JSON.parse(request.dataJson) };
-      if (request.logger !== undefined) log.logger = request.logger;
-      counted.bytes += request.dataJson.length;
-      this.#deliver(() => call.talkBack.onLog?.(log), () => this.#options.announce?.({ kind: "log", log }));
-    }
-    return { ok: true, value: null };
-  }
 
-  /** Runs the caller's handler and the host's announcement; a handler that throws is logged, never the tool's problem. */
-  #deliver(...steps: (() => void)[]): void {
-    for (const step of steps) {
-      try {
-        step();
-      } catch (error) {
-        this.#options.logger.error({ err: error }, "a progress or log handler threw; the notice was dropped for it");
-      }
-    }
-  }
 
-  /** One record per call and kind of notice, when it sent any: a use per notice would cost a write each. */
-  #auditNotices(call: CallState): void {
-    for (const kind of ["progress", "log"] as const) {
-      const { count, bytes } = call.notices[kind];
-      if (count === 0) continue;
-      const dropped = Math.max(0, call.notices.progress.count + call.notices.log.count - MAX_NOTICES_PER_CALL);
-      const note = dropped > 0 ? { message: `${dropped} notices past the call's ${MAX_NOTICES_PER_CALL} were dropped` } : {};
-      this.#audit(call, { effect: "-", operation: kind, target: `${count} ${count === 1 ? "notice" : "notices"}`, outcome: "ok", bytes, ...note });
-    }
-  }
 
   async #judgeAndPerform(call: CallState, request: CapabilityRequest, incoming: Incoming, hooks: { paused(): void }): Promise<{ result: CapabilityAnswer; payload?: WirePayload }> {
     const { effects, operation, target, section } = describeRequest(request);
@@ -318,6 +206,10 @@ export class CapabilityBroker {
       audit(failure.code, 0, failure.message);
       return { result: { ok: false, code: failure.code, message: failure.message } };
     }
+  }
+
+  #auditNotices(call: CallState): void {
+    for (const use of noticeUses(call)) this.#audit(call, use);
   }
 
   /** A question to the caller's user, or a sample of its model: the call's clock stops while the caller answers. */

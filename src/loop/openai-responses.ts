@@ -30,6 +30,8 @@ import type { ToolResult } from "../result.js";
 import { ModelResponseError } from "./errors.js";
 import { ConversationOptions, conversationScope } from "./options.js";
 import { runTools, throwIfAborted } from "./run-tools.js";
+import { loopTalkBack, sampleWithResponses } from "./talk-back.js";
+import { talkBackOf } from "../capabilities/talk-back.js";
 import type { ToolCallRecord } from "./run-conversation.js";
 
 /** The part of the `openai` client this loop uses. */
@@ -85,7 +87,15 @@ export async function runOpenAIConversation(client: OpenAIClientLike, request: R
     throw new CorralError("invalid_options", `runOpenAIConversation options are invalid: ${detail}`, { issues: parsedOptions.error.issues });
   }
   const o = parsedOptions.data;
-  const run = { host: o.host, maxConcurrency: o.maxConcurrency ?? 1, signal: o.signal, toolTimeoutMs: o.toolTimeoutMs, scope: conversationScope(o.scope) };
+  const run = {
+    host: o.host,
+    maxConcurrency: o.maxConcurrency ?? 1,
+    signal: o.signal,
+    toolTimeoutMs: o.toolTimeoutMs,
+    scope: conversationScope(o.scope),
+    // No stream events here: progress and logs go to the program's handlers; ctx.sample to this conversation's model.
+    talkBack: loopTalkBack(talkBackOf(o), undefined, sampleWithResponses(client, request.model)),
+  };
   const maxIterations = o.maxIterations ?? 10;
   const caller: Caller = o.caller ?? createCaller({ origin: "model" });
   const { input: initial, tools: ownTools = [], ...fields } = request;

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { TalkBackOptions, talkBackOf, type TalkBack } from "../capabilities/talk-back.js";
 import { Scope } from "../../sandbox/shared/task-parts.js";
 import { CorralError, describeIssues } from "../errors.js";
 import { Caller } from "../registry/index.js";
@@ -58,6 +59,13 @@ export const ConversationOptions = z.strictObject({
    * stay callable. @default a new model caller per run
    */
   caller: z.instanceof(Caller).optional(),
+  /**
+   * Where the tools' talk-back goes (host.call's handlers: onProgress, onLog,
+   * elicitUser, sampleModel). Progress and log messages also reach
+   * `onEvent` as `tool_progress` and `tool_log`; `ctx.sample` goes to the
+   * conversation's own model unless sampleModel says otherwise (talk-back.ts).
+   */
+  ...TalkBackOptions,
 });
 export type ConversationOptions = z.input<typeof ConversationOptions>;
 
@@ -70,6 +78,8 @@ export type ResolvedConversationOptions = {
   signal: AbortSignal | undefined;
   scope: string;
   caller: Caller | undefined;
+  /** The program's own talk-back handlers. */
+  talkBack: TalkBack;
 };
 
 export function resolveConversationOptions(options: unknown): ResolvedConversationOptions {
@@ -88,6 +98,7 @@ export function resolveConversationOptions(options: unknown): ResolvedConversati
     signal: o.signal,
     scope: conversationScope(o.scope),
     caller: o.caller,
+    talkBack: talkBackOf(o),
   };
 }
 

@@ -11,6 +11,8 @@
  *  │   assistant message appended
  *  │      ├─ pause_turn ───────────────────────────────────────┐
  *  │      ├─ tool_use: host.call × n (≤ maxConcurrency at once) │
+ *  │      │    (their progress and logs ─▶ onEvent; ctx.sample │
+ *  │      │    ─▶ this model, talk-back.ts)                     │
  *  │      │    one user message: tool_result × n, in call order │
  *  │      │    (as the conversation's caller: the host keeps    │
  *  │      │    what tool_search activated); terminate → stop    │
@@ -30,6 +32,7 @@ import type { Model } from "./model.js";
 import { resolveConversationOptions, type ConversationOptions, type ResolvedConversationOptions } from "./options.js";
 import { runTools, throwIfAborted } from "./run-tools.js";
 import { toToolResultBlock } from "./tool-results.js";
+import { loopTalkBack, sampleWithModel } from "./talk-back.js";
 
 /** One tool call the loop ran, with everything the host answered (details and structured included). */
 export type ToolCallRecord = {
@@ -85,7 +88,9 @@ export async function runConversation(model: Model, request: MessageCreateParams
     const uses = response.content.filter(isToolUse);
     if (response.stop_reason !== "tool_use" || uses.length === 0) return finish(response.stop_reason);
 
-    const results = await runTools(uses, o, caller);
+    const onEvent = o.onEvent;
+    const talkBack = loopTalkBack(o.talkBack, onEvent === undefined ? undefined : (event) => onEvent(event, { iteration }), sampleWithModel(model, fields.model));
+    const results = await runTools(uses, { ...o, talkBack }, caller);
     throwIfAborted(o.signal);
     messages.push({ role: "user", content: uses.map((use, index) => toToolResultBlock(use.id, results[index] as ToolResult)) });
     let terminate = false;

@@ -10,6 +10,7 @@
 import type { Caller } from "../registry/index.js";
 import type { ToolResult } from "../result.js";
 import type { LoopHost } from "./types.js";
+import type { TalkBack } from "../capabilities/talk-back.js";
 
 export type ToolRun = { name: string; input: unknown };
 
@@ -20,6 +21,8 @@ export type RunToolsOptions = {
   toolTimeoutMs: number | undefined;
   /** The conversation's isolation scope (host.call's `scope`). */
   scope: string;
+  /** Where the tools' progress, log messages, questions and samples go. */
+  talkBack?: TalkBack;
 };
 
 export async function runTools(uses: readonly ToolRun[], o: RunToolsOptions, caller: Caller): Promise<ToolResult[]> {
@@ -29,6 +32,7 @@ export async function runTools(uses: readonly ToolRun[], o: RunToolsOptions, cal
     scope: o.scope,
     ...(o.signal !== undefined ? { signal: o.signal } : {}),
     ...(o.toolTimeoutMs !== undefined ? { timeoutMs: o.toolTimeoutMs } : {}),
+    ...o.talkBack,
   };
   let next = 0;
   let thrown: { error: unknown } | undefined;
