@@ -60,4 +60,34 @@ describe("corral/openai with the openai SDK", { skip: skipBelowNode22("openai 7"
       await server.close();
     }
   });
+
+  it("answers a tool's ctx.sample with one Responses request to the conversation's model, not stored, and its progress to onProgress", async () => {
+    const { default: OpenAI } = await import("openai");
+    const SAMPLER = toolSource({
+      name: "sampler",
+      effects: ["sample_model"],
+      run: 'await ctx.progress(1, 1); const a = await ctx.sample({ messages: "Say hi", maxTokens: 40, systemPrompt: "brief" }); return a.model + ": " + a.content.text;',
+    });
+    const server = await startResponsesServer([{ output: [functionCall("call_1", "sampler", {})] }, { output: [assistantText("hi")] }, { output: [assistantText("Done.")] }]);
+    try {
+      await withHost(
+        async (host) => {
+          assert.ok((await host.load({ source: "agent:sampler", code: SAMPLER })).ok);
+          const client = new OpenAI({ apiKey: "test", baseURL: server.baseURL, maxRetries: 0 });
+          const progress: number[] = [];
+          const result = await runOpenAIConversation(client, { model: "gpt-test", input: "Sample please." }, { host, onProgress: (p) => progress.push(p.progress) });
+          assert.equal(result.toolCalls[0]?.result.ok && result.toolCalls[0].result.output, "gpt-test: hi");
+          assert.deepEqual(progress, [1]);
+          const sample = server.bodies[1] as Record<string, unknown>;
+          assert.deepEqual(
+            { model: sample.model, store: sample.store, max_output_tokens: sample.max_output_tokens, instructions: sample.instructions, input: sample.input, tools: sample.tools },
+            { model: "gpt-test", store: false, max_output_tokens: 40, instructions: "brief", input: [{ role: "user", content: [{ type: "input_text", text: "Say hi" }] }], tools: undefined },
+          );
+        },
+        { effects: { agent: { sample_model: "allow" } }, capabilities: { sampling: {} } },
+      );
+    } finally {
+      await server.close();
+    }
+  });
 });
