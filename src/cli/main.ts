@@ -160,6 +160,9 @@ With --json, prints the ToolResult (or the failed LoadResult) on stdout.`,
     .option("--host <address>", "the HTTP address to bind (default: corral.json's mcp.host, else 127.0.0.1; anything else exposes the tools to the network)", parseNonEmpty("an address"))
     .option("--token <token>", `the bearer token HTTP clients must send (default: $${MCP_TOKEN_ENV}, else a random one, printed)`, parseNonEmpty("a token"))
     .option("--allowed-host <name>", "a name clients reach the server by (its DNS name, a proxy's), as name or name:port; repeat for more (replaces corral.json's mcp.allowedHosts)", (name: string, previous: string[] = []) => [...previous, name])
+    .option("--no-token", "serve HTTP without any token, for a client that cannot send one (only on a loopback address: any process of this machine may then call the tools)")
+    .option("--oauth-issuer <url>", "accept the bearer JWTs of this OAuth authorization server instead of a static token (corral.json: mcp.oauth.issuer)", parseNonEmpty("an issuer URL"))
+    .option("--oauth-audience <aud>", "the audience a token must name (default: the server's URL; corral.json: mcp.oauth.audience)", parseNonEmpty("an audience"))
     .option("--workers <n>", `sandbox worker processes (default: corral.json's workers, else ${MCP_DEFAULT_WORKERS})`, parsePositive("workers"))
     .addHelpText(
       "after",
@@ -167,7 +170,8 @@ With --json, prints the ToolResult (or the failed LoadResult) on stdout.`,
 Over stdio, stdout carries only MCP messages; logs and progress go to stderr.
 Over HTTP, requests need "Authorization: Bearer <token>" and a Host (and Origin, if any)
 naming this server: the address the client connected to, localhost from this machine, or
-a name given with --allowed-host (DNS rebinding protection).`,
+a name given with --allowed-host (DNS rebinding protection). With --oauth-issuer the
+token is one the issuer signed for this server (docs/mcp.md, OAuth).`,
     )
     .action(async (paths: string[], flags: McpFlags, command: Command) =>
       perform(command, async (context) => {

@@ -14,6 +14,7 @@
  */
 import { z } from "zod";
 import { HostOptions } from "../options.js";
+import { OAuthOptions } from "../adapters/mcp/oauth-options.js";
 
 /** The environment variables and flags the secrets come from; a file is read by anyone who can read the project. */
 const MCP_TOKEN_ADVICE = "a token is never read from corral.json: set CORRAL_MCP_TOKEN or pass --token";
@@ -42,6 +43,7 @@ export const McpSection = z
     host: z.string().min(1).optional().describe("the HTTP address to bind; default 127.0.0.1"),
     allowedHosts: z.array(z.string().min(1)).optional().describe("names clients reach the server by besides its own address (DNS rebinding protection)"),
     token: z.never({ error: MCP_TOKEN_ADVICE }).optional().describe(MCP_TOKEN_ADVICE),
+    oauth: OAuthOptions.optional().describe("accept the bearer JWTs of an OAuth 2.1 authorization server (issuer, jwksUrl?, resource?, audience?, scopes?) instead of a static token; --oauth-issuer overrides"),
   })
   .describe("`corral mcp`'s own settings");
 

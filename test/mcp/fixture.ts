@@ -4,7 +4,11 @@
  * loads them as a user's `corral mcp <dir>` would), and small helpers around
  * the SDK's own Client.
  */
+import type { ChildProcessWithoutNullStreams, ChildProcessByStdio } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Readable } from "node:stream";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -78,4 +82,29 @@ export async function closeMcpTest(parts: { clients: Client[]; mcp: CorralMcpSer
   await parts.host.close();
   parts.dir.remove();
   await assertNoWorkersLeft(parts.pidsBefore);
+}
+
+/** A port free on 127.0.0.1 now (for a `corral mcp --port` child). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves with the child's stderr so far once `corral mcp --http` says it serves (its last start-up line). */
+export function untilServing(child: ChildProcessWithoutNullStreams | ChildProcessByStdio<null, null, Readable>, timeoutMs = 90_000): Promise<string> {
+  let stderr = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`corral mcp --http did not start:\n${stderr}`)), timeoutMs);
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+      if (stderr.includes("serving Streamable HTTP at")) {
+        clearTimeout(timer);
+        resolve(stderr);
+      }
+    });
+  });
 }

@@ -8,9 +8,9 @@
  * test what corral does not serve, and server-sse-polling tests stream
  * resumption (SEP-1699), which corral does not offer (docs/mcp.md).
  *
- * The suite's client sends no Authorization header, so it reaches the
- * server through a proxy on 127.0.0.1 that adds the bearer token and
- * passes everything else (the Host header included) as it came.
+ * The suite's client sends no Authorization header: `corral mcp --http
+ * --no-token` serves it, as a user would start it, on 127.0.0.1 (its Host
+ * and Origin checks hold; no token is what --no-token allows on loopback).
  *
  * The suite's CLI needs Node 22 or later (fs.globSync): on an older Node it
  * runs under CORRAL_CONFORMANCE_NODE (a newer node binary) when set, and
@@ -21,15 +21,16 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { createServer, request, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { BIN } from "../cli/cli-process.js";
+import type { CorralError } from "../../src/index.js";
+import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createMcpServer } from "../../src/adapters/mcp/index.js";
 import { tempDir, withHost } from "../helpers/host.js";
 import { CONFORMANCE_TOOLS } from "./conformance-tools.js";
+import { freePort, untilServing } from "./fixture.js";
 
-const TOKEN = "conformance-token-0123456789";
 const major = Number(process.versions.node.split(".")[0]);
 const cliNode = major >= 22 ? process.execPath : process.env.CORRAL_CONFORMANCE_NODE;
 const cli = createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/dist/index.js");
@@ -57,28 +58,32 @@ const SCENARIOS = [
   "dns-rebinding-protection",
 ];
 
-/** Forwards every request to `target` with the bearer token added. */
-async function tokenProxy(target: URL): Promise<{ url: string; close(): Promise<void> }> {
-  const server: Server = createServer((req, res) => {
-    const upstream = request(
-      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, authorization: `Bearer ${TOKEN}` } },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    upstream.on("error", () => res.destroy());
-    req.pipe(upstream);
-    res.on("close", () => upstream.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+/** `corral mcp --http --no-token` on a project of the fixture tools, as a user would start it; resolves once it serves. */
+async function startCorralMcp(): Promise<{ url: string; stop(): Promise<void> }> {
+  const project = tempDir("corral-conformance-project-");
+  writeFileSync(join(project.path, "conformance-tools.ts"), CONFORMANCE_TOOLS);
+  writeFileSync(
+    join(project.path, "corral.json"),
+    JSON.stringify({
+      tools: ["conformance-tools.ts"],
+      workers: 1,
+      ledger: { store: ":memory:" },
+      effects: { plugin: { sample_model: "allow" } },
+      capabilities: { sampling: { maxTokensPerCall: 1000 } },
+    }),
+  );
+  const port = await freePort();
+  const child = spawn(process.execPath, [BIN, "mcp", "--http", "--no-token", "--port", String(port), "--config", join(project.path, "corral.json")], { cwd: project.path, stdio: ["ignore", "ignore", "pipe"] });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const stderr = await untilServing(child);
+  assert.match(stderr, /serving without a token/);
   return {
     url: `http://localhost:${port}/mcp`,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    async stop() {
+      child.kill("SIGTERM");
+      assert.equal(await exited, 0, stderr);
+      project.remove();
+    },
   };
 }
 
@@ -109,38 +114,36 @@ function checksIn(dir: string): Check[] {
 
 describe("MCP: the official conformance suite, tools scenarios", { timeout: 600_000 }, () => {
   it("passes every scenario a tools-only server can pass, with the suite's fixture tools written as corral tools", { skip: cliNode === undefined ? `the suite's CLI needs Node 22 or later (this is ${process.version}; set CORRAL_CONFORMANCE_NODE to a newer node); CI runs it on Node 26` : false }, async () => {
-    await withHost(
-      async (host) => {
-        const loaded = await host.load({ source: "plugin:conformance", code: CONFORMANCE_TOOLS });
-        assert.ok(loaded.ok, JSON.stringify(loaded));
-        const mcp = createMcpServer(host, { name: "corral-conformance", version: "1.0.0" });
-        const http = await mcp.listen({ token: TOKEN, allowedHosts: ["localhost", "127.0.0.1", "[::1]"] });
-        const proxy = await tokenProxy(new URL(http.url));
-        const out = tempDir("corral-conformance-");
-        try {
-          const failures: string[] = [];
-          let passed = 0;
-          for (const scenario of SCENARIOS) {
-            const dir = join(out.path, scenario);
-            const run = await runScenario(proxy.url, scenario, dir);
-            const checks = checksIn(dir);
-            const bad = checks.filter((check) => check.status === "FAILURE");
-            passed += checks.filter((check) => check.status === "SUCCESS").length;
-            if (checks.length === 0) failures.push(`${scenario}: no checks written (exit ${run.code}): ${run.output.slice(-400)}`);
-            for (const check of bad) failures.push(`${scenario}: ${check.id}: ${check.errorMessage ?? "failed"}`);
-          }
-          assert.deepEqual(failures, []);
-          assert.ok(passed >= SCENARIOS.length, `only ${passed} checks passed`);
-        } finally {
-          await proxy.close();
-          await mcp.close();
-          out.remove();
-        }
-      },
-      {
-        effects: { plugin: { sample_model: "allow" } },
-        capabilities: { sampling: { maxTokensPerCall: 1000, maxTokensPerHour: 100_000 } },
-      },
-    );
+    const corral = await startCorralMcp();
+    const out = tempDir("corral-conformance-");
+    try {
+      const failures: string[] = [];
+      let passed = 0;
+      for (const scenario of SCENARIOS) {
+        const dir = join(out.path, scenario);
+        const run = await runScenario(corral.url, scenario, dir);
+        const checks = checksIn(dir);
+        passed += checks.filter((check) => check.status === "SUCCESS").length;
+        if (checks.length === 0) failures.push(`${scenario}: no checks written (exit ${run.code}): ${run.output.slice(-400)}`);
+        for (const check of checks.filter((each) => each.status === "FAILURE")) failures.push(`${scenario}: ${check.id}: ${check.errorMessage ?? "failed"}`);
+      }
+      assert.deepEqual(failures, []);
+      assert.ok(passed >= SCENARIOS.length, `only ${passed} checks passed`);
+    } finally {
+      await corral.stop();
+      out.remove();
+    }
+  });
+
+  it("serves without a token only on a loopback address", async () => {
+    await withHost(async (host) => {
+      const mcp = createMcpServer(host);
+      await assert.rejects(mcp.listen({ host: "0.0.0.0", token: false }), (error: CorralError) => error.code === "invalid_options" && /only for a loopback address/.test(error.message));
+      const open = await mcp.listen({ token: false });
+      const answer = await fetch(open.url, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }) });
+      assert.equal(answer.status, 200);
+      await answer.text();
+      await mcp.close();
+    });
   });
 });

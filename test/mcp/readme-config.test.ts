@@ -10,7 +10,6 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -18,7 +17,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { BIN } from "../cli/cli-process.js";
 import { tempDir } from "../helpers/host.js";
-import { writeTools } from "./fixture.js";
+import { freePort, untilServing, writeTools } from "./fixture.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -37,15 +36,6 @@ function corralArgs(server: ServerConfig): string[] {
   const args = server.args ?? [];
   assert.deepEqual(args.slice(0, 2), ["-y", "corral"]);
   return args.slice(2);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 const { CORRAL_LOG: _ignored, ...ENV } = process.env as Record<string, string>;
@@ -78,16 +68,7 @@ describe("the README's MCP client configs", { timeout: 180_000 }, () => {
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     const client = new Client({ name: "readme-http", version: "1.0.0" });
     try {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`corral mcp --http did not start:\n${stderr}`)), 90_000);
-        child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-          stderr += chunk;
-          if (stderr.includes("serving Streamable HTTP at")) {
-            clearTimeout(timer);
-            resolve();
-          }
-        });
-      });
+      stderr = await untilServing(child);
       assert.ok(!stderr.includes("bearer token ("), "a token from CORRAL_MCP_TOKEN is not printed");
       const url = new URL((server.url as string).replace(/:\d+\//, `:${port}/`));
       const headers = Object.fromEntries(Object.entries(server.headers ?? {}).map(([key, value]) => [key, value.replace("${CORRAL_MCP_TOKEN}", token)]));

@@ -18,7 +18,8 @@
  *      bound to 0.0.0.0 answers to it only from this machine;
  * 2. its Origin, when a browser sent one, is in `allowedOrigins` or its host
  *    would pass as Host by the same rule;
- * 3. it carries the bearer token in `Authorization`. A token anywhere else
+ * 3. it carries the bearer token in `Authorization` (or, with OAuth, a token
+ *    the issuer signed for this server: oauth.ts). A token anywhere else
  *    is no token.
  */
 import { timingSafeEqual } from "node:crypto";
@@ -69,6 +70,11 @@ export function parseHost(text: string, defaultPort: number | null): HostPort | 
   return { name: canonicalName(url.hostname), port };
 }
 
+/** Whether a bind address (`127.0.0.1`, `::1`, `localhost`) is reachable from this machine only. */
+export function isLoopbackHost(host: string): boolean {
+  return isLoopback(canonicalName(host));
+}
+
 function isLoopback(name: string): boolean {
   return name === "localhost" || (ipaddr.isValid(name) && ipaddr.process(name).range() === "loopback");
 }
@@ -82,7 +88,7 @@ export function hostAllowed(host: HostPort, localAddress: string | undefined, se
   return isLoopback(local) && isLoopback(host.name);
 }
 
-function originAllowed(origin: string, localAddress: string | undefined, settings: GuardSettings): boolean {
+function originAllowed(origin: string, localAddress: string | undefined, settings: Omit<GuardSettings, "token">): boolean {
   if (settings.origins.has(origin)) return true;
   let url: URL;
   try {
@@ -101,8 +107,8 @@ function sameToken(given: string, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** Undefined when the request may go on. */
-export function refuse(request: IncomingMessage, settings: GuardSettings): Refusal | undefined {
+/** Undefined when the request's Host and Origin (checks 1 and 2) let it go on. */
+export function refuseHostOrOrigin(request: IncomingMessage, settings: Omit<GuardSettings, "token">): Refusal | undefined {
   const header = request.headers.host;
   const host = header === undefined ? null : parseHost(header, 80);
   const local = request.socket.localAddress;
@@ -116,6 +122,13 @@ export function refuse(request: IncomingMessage, settings: GuardSettings): Refus
   if (origin !== undefined && !originAllowed(origin, local, settings)) {
     return { status: 403, message: `the origin ${JSON.stringify(origin.slice(0, 200))} is not allowed; allow it with allowedOrigins` };
   }
+  return undefined;
+}
+
+/** Undefined when the request may go on: its Host, its Origin, and the static token (check 3). */
+export function refuse(request: IncomingMessage, settings: GuardSettings): Refusal | undefined {
+  const hostOrOrigin = refuseHostOrOrigin(request, settings);
+  if (hostOrOrigin !== undefined) return hostOrOrigin;
   const authorization = request.headers.authorization ?? "";
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (match === null || !sameToken(match[1] as string, settings.token)) {

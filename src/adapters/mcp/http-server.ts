@@ -8,6 +8,8 @@
  *
  * ```
  * request ─▶ /mcp? ─▶ guard (Host, Origin, bearer token) ─▶ 404 | 403 | 401
+ *   OAuth (oauth.ts): the metadata at /.well-known/oauth-protected-resource[/mcp];
+ *         the JWT checked ─▶ 401 | 403 insufficient_scope | 503; the session bound to its subject
  *   POST: body (http-body.ts) ─▶ 413 | 400 -32700 | 400 -32600
  *         stateless ─▶ a session for this request alone
  *         ─▶ mcp-session-id? its session (else 404) : initialize? new session (else 400)
@@ -22,7 +24,8 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller } from "../../registry/index.js";
-import { refuse, type AllowedHost, type GuardSettings } from "./http-guard.js";
+import { refuse, refuseHostOrOrigin, type AllowedHost, type GuardSettings } from "./http-guard.js";
+import { OAuthResource, type Grant, type OAuthSettings } from "./oauth.js";
 import { jsonRpcError, readMessages } from "./http-body.js";
 import { HttpSessions } from "./http-sessions.js";
 import { serveStateless, StatelessCallers } from "./http-stateless.js";
@@ -44,11 +47,21 @@ export type HttpSettings = {
   allowedOrigins: readonly string[];
   /** Names the Host header may take besides this server's own address (http-guard.ts). */
   allowedHosts: readonly AllowedHost[];
+  /** Bearer JWTs of an issuer instead of the static token (oauth.ts). */
+  oauth?: OAuthSettings;
+  /** No token at all (a loopback address only: checked by listen's options). */
+  open?: boolean;
 };
+
+const METADATA_PATH = "/.well-known/oauth-protected-resource";
+
+/** The builtins a token needs its own scope to call, by the OAuth scope settings' key. */
+const SCOPED_TOOLS = { create_tool: "createTool", run_code: "runCode" } as const;
 
 export type McpHttpServer = {
   /** `http://<host>:<port>/mcp` */
   readonly url: string;
+  /** The static bearer token ("" with OAuth: the issuer's tokens are the credentials). */
   readonly token: string;
   /** Sessions open now (stateless: requests being answered). */
   readonly sessions: number;
@@ -66,18 +79,58 @@ export async function listenHttp(settings: HttpSettings, newSession: (caller: st
   const callers = new StatelessCallers(settings.maxSessions);
   const statelessOpen = new Set<McpSession>();
   let guard: GuardSettings | undefined;
+  let oauth: OAuthResource | undefined;
+  /** The caller (from the token's subject) each session was opened for, with OAuth. */
+  const owners = new WeakMap<McpSession, string>();
+
+  /**
+   * The Host and Origin checks (else the refusal is answered); a browser's
+   * allowed Origin then gets CORS headers, on a refusal of its token too,
+   * so a web client (the Inspector) can read WWW-Authenticate and the session id.
+   */
+  const passesHostAndOrigin = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const refusal = refuseHostOrOrigin(req, guard as GuardSettings);
+    if (refusal !== undefined) {
+      answer(res, refusal.status, -32001, refusal.message, refusal.headers);
+      return false;
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined) {
+      res.setHeader("Access-Control-Allow-Origin", origin);
+      res.setHeader("Vary", "Origin");
+      res.setHeader("Access-Control-Expose-Headers", "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate");
+    }
+    return true;
+  };
+
+  /** The request's grant (OAuth), null (static token, checked), or the refusal already answered. */
+  const admit = async (req: IncomingMessage, res: ServerResponse): Promise<Grant | null | undefined> => {
+    if (!passesHostAndOrigin(req, res)) return undefined;
+    if (oauth === undefined && settings.open !== true) {
+      const refusal = refuse(req, guard as GuardSettings);
+      if (refusal !== undefined) return void answer(res, refusal.status, -32001, refusal.message, refusal.headers);
+    }
+    if (oauth === undefined) return null;
+    const granted = await oauth.authenticate(req.headers.authorization);
+    if ("status" in granted) return void answer(res, granted.status, -32001, granted.message, granted.headers);
+    return granted;
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? "/").split("?")[0];
-    if (path !== MCP_PATH) return answer(res, 404, -32000, `not found: corral serves MCP at ${MCP_PATH}`);
-    const refusal = refuse(req, guard as GuardSettings);
-    if (refusal !== undefined) return answer(res, refusal.status, -32001, refusal.message, refusal.headers);
+    const isMetadata = oauth !== undefined && (path === METADATA_PATH || path === `${METADATA_PATH}${MCP_PATH}`);
+    if (!isMetadata && path !== MCP_PATH) return answer(res, 404, -32000, `not found: corral serves MCP at ${MCP_PATH}`);
+    if (req.method === "OPTIONS") return preflight(req, res);
+    if (isMetadata) return passesHostAndOrigin(req, res) ? metadata(req, res, oauth) : undefined;
+    const grant = await admit(req, res);
+    if (grant === undefined) return;
 
     const sessionId = req.headers["mcp-session-id"];
     const live = typeof sessionId === "string" && !settings.stateless ? sessions.get(sessionId) : undefined;
     if (req.method !== "POST") {
       if (settings.stateless) return answer(res, 405, -32000, "this server is stateless: only POST is served", { Allow: "POST" });
       if (live === undefined) return answer(res, typeof sessionId === "string" ? 404 : 400, -32001, "no such MCP session: initialize first");
+      if (!ownedBy(live.session, grant)) return answer(res, 403, -32001, "this MCP session belongs to another subject: initialize a session of your own");
       // A notification stream (GET) alone keeps no session: only what the client sends does.
       if (req.method === "DELETE") sessions.track(live, res);
       return live.transport.handleRequest(req, res);
@@ -85,15 +138,18 @@ export async function listenHttp(settings: HttpSettings, newSession: (caller: st
 
     const read = await readMessages(req, res, settings.maxBodyBytes);
     if (!read.ok) return read.status === 413 ? undefined : answer(res, read.status, read.code, read.message);
-    if (settings.stateless) return stateless(req, res, read.body, read.messages);
+    const unscoped = grant === null ? undefined : missingScope(read.messages, grant);
+    if (unscoped !== undefined) return answer(res, unscoped.status, -32001, unscoped.message, unscoped.headers);
+    if (settings.stateless) return stateless(req, res, read.body, read.messages, grant);
     if (live === undefined) {
       if (typeof sessionId === "string") return answer(res, 404, -32001, "no such MCP session: initialize a new one");
       if (!read.messages.some((message) => isInitializeRequest(message))) return answer(res, 400, -32600, "Invalid Request: no MCP session; the first request must be initialize");
       if (!(await sessions.makeRoom(settings.maxSessions))) {
         return answer(res, 503, -32000, `too many MCP sessions (${settings.maxSessions}), all of them busy; try again once one is idle, or raise maxSessions`);
       }
-      return startSession(req, res, read.body);
+      return startSession(req, res, read.body, grant);
     }
+    if (!ownedBy(live.session, grant)) return answer(res, 403, -32001, "this MCP session belongs to another subject: initialize a session of your own");
     sessions.track(live, res);
     const untie = tieCallsToConnection(live.session, read.messages, res);
     try {
@@ -103,8 +159,34 @@ export async function listenHttp(settings: HttpSettings, newSession: (caller: st
     }
   };
 
-  const stateless = async (req: IncomingMessage, res: ServerResponse, body: unknown, messages: JSONRPCMessage[]): Promise<void> => {
-    const caller = callers.of(req);
+  /** A browser's CORS preflight: answered without a token (it carries none), after the Host and Origin checks. */
+  const preflight = (req: IncomingMessage, res: ServerResponse): void => {
+    if (!passesHostAndOrigin(req, res)) return;
+    res.writeHead(204, {
+      "Access-Control-Allow-Methods": "GET, POST, DELETE",
+      "Access-Control-Allow-Headers": "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-Id, Corral-Caller",
+      "Access-Control-Max-Age": "600",
+    });
+    res.end();
+  };
+
+  const ownedBy = (session: McpSession, grant: Grant | null): boolean => grant === null || owners.get(session) === grant.caller;
+
+  /** The tools/call requests of a message batch that call a builtin the token has no scope for. */
+  const missingScope = (messages: JSONRPCMessage[], grant: Grant) => {
+    const resource = oauth as OAuthResource;
+    for (const message of messages) {
+      if (!isJSONRPCRequest(message) || message.method !== "tools/call") continue;
+      const name = (message.params as { name?: unknown } | undefined)?.name;
+      const key = typeof name === "string" && Object.hasOwn(SCOPED_TOOLS, name) ? SCOPED_TOOLS[name as keyof typeof SCOPED_TOOLS] : undefined;
+      if (key !== undefined && !grant.scopes.has(resource.scopes[key])) return resource.insufficientScope(resource.scopes[key], `calling ${String(name)}`);
+    }
+    return undefined;
+  };
+
+  const stateless = async (req: IncomingMessage, res: ServerResponse, body: unknown, messages: JSONRPCMessage[], grant: Grant | null): Promise<void> => {
+    // With OAuth the token names the caller; the Corral-Caller header is for a shared static token.
+    const caller = grant === null ? callers.of(req) : callers.named(grant.caller);
     if (typeof caller === "string") return answer(res, 400, -32600, `Invalid Request: ${caller}`);
     const session = newSession(caller);
     statelessOpen.add(session);
@@ -112,9 +194,10 @@ export async function listenHttp(settings: HttpSettings, newSession: (caller: st
     await serveStateless(req, res, body, session, (closing) => tieCallsToConnection(session, messages, closing));
   };
 
-  const startSession = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+  const startSession = async (req: IncomingMessage, res: ServerResponse, body: unknown, grant: Grant | null): Promise<void> => {
     const id = randomUUID();
-    const session = newSession(`mcp:${id}`);
+    const session = newSession(grant === null ? `mcp:${id}` : grant.caller);
+    if (grant !== null) owners.set(session, grant.caller);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: (initialized): void => sessions.add(initialized, session, transport, res),
@@ -139,9 +222,11 @@ export async function listenHttp(settings: HttpSettings, newSession: (caller: st
   const port = (server.address() as AddressInfo).port;
   guard = { token: settings.token, allowedHosts: settings.allowedHosts, origins: new Set(settings.allowedOrigins), port };
   const hostForUrl = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
+  const url = `http://${hostForUrl}:${port}${MCP_PATH}`;
+  if (settings.oauth !== undefined) oauth = new OAuthResource(settings.oauth, url);
 
   return {
-    url: `http://${hostForUrl}:${port}${MCP_PATH}`,
+    url,
     token: settings.token,
     get sessions() {
       return settings.stateless ? statelessOpen.size : sessions.size;
@@ -153,6 +238,14 @@ export async function listenHttp(settings: HttpSettings, newSession: (caller: st
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** RFC 9728's document, to a GET that passes the Host and Origin checks (no token: it is how a client learns where to get one). */
+function metadata(req: IncomingMessage, res: ServerResponse, resource: OAuthResource | undefined): void {
+  if (resource === undefined) return;
+  if (req.method !== "GET") return answer(res, 405, -32000, "the protected resource metadata is read with GET", { Allow: "GET" });
+  res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "max-age=300" });
+  res.end(JSON.stringify(resource.metadata()));
 }
 
 /**

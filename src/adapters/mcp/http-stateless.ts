@@ -46,7 +46,11 @@ export class StatelessCallers {
     if (Array.isArray(header) || (header !== undefined && !CALLER_NAME.test(header))) {
       return `the ${CALLER_HEADER} header is 1-100 letters, digits, '.', '_' or '-', given once`;
     }
-    const id = header === undefined ? SHARED_CALLER : `mcp:caller:${header}`;
+    return this.named(header === undefined ? SHARED_CALLER : `mcp:caller:${header}`);
+  }
+
+  /** The caller `id` (kept as the latest seen). */
+  named(id: string): Caller {
     const known = this.#callers.get(id);
     if (known !== undefined) this.#callers.delete(id);
     const caller = known ?? createCaller({ origin: "model", id });

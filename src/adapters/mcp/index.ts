@@ -13,15 +13,18 @@ import { z } from "zod";
 import { CorralError, HostClosedError, describeIssues } from "../../errors.js";
 import type { Host } from "../../host/index.js";
 import type { Caller } from "../../registry/index.js";
-import { parseHost } from "./http-guard.js";
+import { isLoopbackHost, parseHost } from "./http-guard.js";
 import { listenHttp, type McpHttpServer } from "./http-server.js";
 import { McpSession, type SessionSettings } from "./session.js";
+import { OAuthOptions } from "./oauth-options.js";
+import { oauthSettings } from "./oauth.js";
 
 export { McpSession } from "./session.js";
 export { MCP_PATH, type McpHttpServer } from "./http-server.js";
 export { hintsFor, titleOf, toMcpTool, type ToolHints } from "./tool-list.js";
 export { toCallToolResult } from "./call-result.js";
 export { CALLER_HEADER } from "./http-stateless.js";
+export { OAuthOptions, OAUTH_DEFAULT_SCOPES } from "./oauth-options.js";
 
 export const MCP_DEFAULTS = {
   /** The server's name in `initialize`. @default "corral" */
@@ -77,8 +80,13 @@ export const McpHttpOptions = z.strictObject({
   host: z.string().min(1).optional(),
   /** @default 0 (any free port) */
   port: z.number().int().min(0).max(65535).optional(),
-  /** Required as `Authorization: Bearer <token>`. @default a random one, read it from `.token` */
-  token: z.string().min(16, "a token is at least 16 characters").max(512).regex(/^\S+$/, "a token has no spaces").optional(),
+  /**
+   * Required as `Authorization: Bearer <token>`. `false`: no token at all,
+   * for a client that cannot send one (the conformance suite's), only on a
+   * loopback address: any process of this machine may then call the tools.
+   * @default a random one, read it from `.token`
+   */
+  token: z.union([z.string().min(16, "a token is at least 16 characters").max(512).regex(/^\S+$/, "a token has no spaces"), z.literal(false)]).optional(),
   /** @default 4 MiB */
   maxBodyBytes: z.number().int().min(1024).optional(),
   /** Sessions open at once; a new client at the cap closes the one idle longest, and is refused (503) only when all are busy. Stateless: callers whose deferred tools are remembered. @default 64 */
@@ -100,7 +108,19 @@ export const McpHttpOptions = z.strictObject({
     if (parsed === null) ctx.addIssue({ code: "custom", message: `${JSON.stringify(text.slice(0, 100))} is not a host name, an address or name:port` });
     return parsed ?? { name: "", port: null };
   })).optional(),
-});
+  /**
+   * An OAuth 2.1 resource server instead of the static token: bearer JWTs of
+   * `issuer`, checked against its keys, for this server's URL, with scopes
+   * for using the tools, create_tool and run_code (docs/mcp.md, OAuth).
+   * Not with `token`. @default none
+   */
+  oauth: OAuthOptions.optional(),
+})
+  .refine((options) => options.oauth === undefined || options.token === undefined, { message: "give either token or oauth, not both: with oauth, the issuer's tokens are the credentials", path: ["oauth"] })
+  .refine((options) => options.token !== false || isLoopbackHost(options.host ?? MCP_HTTP_DEFAULTS.host), {
+    message: "token: false (no token) is only for a loopback address (127.0.0.1, ::1, localhost): anyone who can reach another address could call the tools",
+    path: ["token"],
+  });
 export type McpHttpOptions = z.input<typeof McpHttpOptions>;
 
 export type CorralMcpServer = {
@@ -163,13 +183,16 @@ export function createMcpServer(host: Host, options: McpServerOptions = {}): Cor
         {
           host: h.host ?? MCP_HTTP_DEFAULTS.host,
           port: h.port ?? MCP_HTTP_DEFAULTS.port,
-          token: h.token ?? randomBytes(24).toString("base64url"),
+          // With OAuth there is no static token: none is made, and `.token` is "".
+          token: h.oauth !== undefined || h.token === false ? "" : (h.token ?? randomBytes(24).toString("base64url")),
+          open: h.token === false,
           maxBodyBytes: h.maxBodyBytes ?? MCP_HTTP_DEFAULTS.maxBodyBytes,
           maxSessions: h.maxSessions ?? MCP_HTTP_DEFAULTS.maxSessions,
           idleTimeoutMs: h.idleTimeoutMs ?? MCP_HTTP_DEFAULTS.idleTimeoutMs,
           stateless: h.stateless ?? MCP_HTTP_DEFAULTS.stateless,
           allowedOrigins: h.allowedOrigins ?? [],
           allowedHosts: h.allowedHosts ?? [],
+          ...(h.oauth !== undefined ? { oauth: oauthSettings(h.oauth) } : {}),
         },
         (caller) => open(caller),
       );

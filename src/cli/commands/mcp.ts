@@ -13,7 +13,7 @@
  * ```
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { createMcpServer } from "../../adapters/mcp/index.js";
+import { createMcpServer, type OAuthOptions } from "../../adapters/mcp/index.js";
 import { whenAborted } from "../closed-output.js";
 import { EXIT, withCliHost, writeLines, type CliContext, type ExitCode } from "../context.js";
 import { loadFailureLines } from "../format.js";
@@ -28,8 +28,10 @@ export type McpOptions = {
   host?: string;
   /** From --allowed-host: names the Host header may take besides the server's own address. */
   allowedHosts?: string[];
-  /** From --token, else CORRAL_MCP_TOKEN; a random one when neither. */
-  token?: string;
+  /** From --token (false: --no-token), else CORRAL_MCP_TOKEN; a random one when neither (and no oauth). */
+  token?: string | false;
+  /** From --oauth-issuer and --oauth-audience, else corral.json's mcp.oauth: the issuer's tokens instead of a static one. */
+  oauth?: OAuthOptions;
   workers: number;
 };
 
@@ -49,12 +51,16 @@ export async function mcpCommand(paths: string[], options: McpOptions, context: 
           ...(options.host !== undefined ? { host: options.host } : {}),
           ...(options.allowedHosts !== undefined ? { allowedHosts: options.allowedHosts } : {}),
           ...(options.port !== undefined ? { port: options.port } : {}),
-          ...(options.token !== undefined ? { token: options.token } : {}),
+          ...(options.token !== undefined && options.oauth === undefined ? { token: options.token } : {}),
+          ...(options.oauth !== undefined ? { oauth: options.oauth } : {}),
         });
         // Listening before the address is announced: whoever reads it may signal at once.
         const stopped = Promise.race([untilSignal(), whenAborted(context.closed)]);
+        if (options.oauth !== undefined) context.io.stderr.write(`corral mcp: accepting the bearer tokens of ${options.oauth.issuer} (metadata at ${new URL(listening.url).origin}/.well-known/oauth-protected-resource/mcp)\n`);
+        else if (options.token === false) context.io.stderr.write("corral mcp: serving without a token (--no-token): any process of this machine may call these tools\n");
+        else if (options.token === undefined) context.io.stderr.write(`corral mcp: bearer token (set ${MCP_TOKEN_ENV} or --token to choose one): ${listening.token}\n`);
+        // Last: a script waiting for this line has what it needs to connect (the token, above).
         context.io.stderr.write(`corral mcp: serving Streamable HTTP at ${listening.url}\n`);
-        if (options.token === undefined) context.io.stderr.write(`corral mcp: bearer token (set ${MCP_TOKEN_ENV} or --token to choose one): ${listening.token}\n`);
         await stopped;
       } else {
         const transport = new StdioServerTransport();
