@@ -160,6 +160,7 @@ With --json, prints the ToolResult (or the failed LoadResult) on stdout.`,
     .option("--host <address>", "the HTTP address to bind (default: corral.json's mcp.host, else 127.0.0.1; anything else exposes the tools to the network)", parseNonEmpty("an address"))
     .option("--token <token>", `the bearer token HTTP clients must send (default: $${MCP_TOKEN_ENV}, else a random one, printed)`, parseNonEmpty("a token"))
     .option("--allowed-host <name>", "a name clients reach the server by (its DNS name, a proxy's), as name or name:port; repeat for more (replaces corral.json's mcp.allowedHosts)", (name: string, previous: string[] = []) => [...previous, name])
+    .option("--allowed-origin <origin>", "a browser origin allowed to call the server (a web client such as the MCP Inspector: http://localhost:6274); repeat for more (replaces corral.json's mcp.allowedOrigins)", (origin: string, previous: string[] = []) => [...previous, origin])
     .option("--no-token", "serve HTTP without any token, for a client that cannot send one (only on a loopback address: any process of this machine may then call the tools)")
     .option("--oauth-issuer <url>", "accept the bearer JWTs of this OAuth authorization server instead of a static token (corral.json: mcp.oauth.issuer)", parseNonEmpty("an issuer URL"))
     .option("--oauth-audience <aud>", "the audience a token must name (default: the server's URL; corral.json: mcp.oauth.audience)", parseNonEmpty("an audience"))

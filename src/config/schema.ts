@@ -42,6 +42,7 @@ export const McpSection = z
     port: Port.optional().describe("the HTTP port; 0 or absent: any free one, printed"),
     host: z.string().min(1).optional().describe("the HTTP address to bind; default 127.0.0.1"),
     allowedHosts: z.array(z.string().min(1)).optional().describe("names clients reach the server by besides its own address (DNS rebinding protection)"),
+    allowedOrigins: z.array(z.string().url()).optional().describe("browser origins allowed to call the HTTP server besides its own (a web client such as the MCP Inspector); --allowed-origin overrides"),
     token: z.never({ error: MCP_TOKEN_ADVICE }).optional().describe(MCP_TOKEN_ADVICE),
     oauth: OAuthOptions.optional().describe("accept the bearer JWTs of an OAuth 2.1 authorization server (issuer, jwksUrl?, resource?, audience?, scopes?) instead of a static token; --oauth-issuer overrides"),
   })

@@ -30,12 +30,13 @@ import { BIN } from "../cli/cli-process.js";
 
 type Issuer = { url: string; up: boolean; jwksFetches: number; close(): Promise<void> };
 
-async function startIssuer(publicKeys: object[]): Promise<Issuer> {
+/** `claimedIssuer`: what its metadata says it is (another issuer's name, for the mismatch test). */
+async function startIssuer(publicKeys: object[], claimedIssuer?: string): Promise<Issuer> {
   const issuer: Issuer = { url: "", up: true, jwksFetches: 0, close: async () => {} };
   const server: Server = createServer((req, res) => {
     if (!issuer.up) return void res.writeHead(503).end();
     if (req.url === "/.well-known/oauth-authorization-server") {
-      return void res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ issuer: issuer.url, jwks_uri: `${issuer.url}/jwks`, token_endpoint: `${issuer.url}/token` }));
+      return void res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ issuer: claimedIssuer ?? issuer.url, jwks_uri: `${issuer.url}/jwks`, token_endpoint: `${issuer.url}/token` }));
     }
     if (req.url === "/jwks") {
       issuer.jwksFetches++;
@@ -212,6 +213,19 @@ describe("MCP: an OAuth 2.1 resource server", { timeout: 180_000 }, () => {
     } finally {
       await fresh.close();
     }
+    // Metadata that names another issuer is not this issuer's (RFC 8414 §3.3): its keys are never used.
+    const impostor = await startIssuer([publicJwk], "https://someone-else.example");
+    const misled = await createMcpServer(host).listen({ oauth: { issuer: impostor.url } });
+    try {
+      const bearer = await new SignJWT({ scope: "mcp:tools" }).setProtectedHeader({ alg: "ES256", kid: "es" }).setIssuer(impostor.url).setAudience(misled.url).setSubject("ada").setExpirationTime("5m").sign(signing);
+      const answer = await fetch(misled.url, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Authorization: `Bearer ${bearer}` }, body: JSON.stringify(initialize) });
+      assert.equal(answer.status, 503);
+      assert.match(await answer.text(), /names the issuer .*someone-else/);
+      assert.equal(impostor.jwksFetches, 0);
+    } finally {
+      await misled.close();
+      await impostor.close();
+    }
   });
 
   it("answers a browser client's CORS: preflight without a token, the challenge and session id readable, a foreign origin refused", async () => {
@@ -244,11 +258,11 @@ describe("MCP: an OAuth 2.1 resource server", { timeout: 180_000 }, () => {
     await assert.rejects(mcp.listen({ oauth: { issuer: "http://issuer.example" } }), (error: CorralError) => error.code === "invalid_options" && /https/.test(error.message));
   });
 
-  it("corral mcp takes mcp.oauth from corral.json: the metadata, the challenge, and a token of the issuer for its URL", async () => {
+  it("corral mcp takes mcp.oauth and mcp.allowedOrigins from corral.json: the metadata, the challenge, CORS, and a token of the issuer for its URL", async () => {
     const project = tempDir("corral-oauth-cli-");
     const port = await freePort();
     writeFileSync(join(project.path, "echo.ts"), toolSource({ name: "echo", input: "z.object({ text: z.string() })", run: "return input.text;" }));
-    writeFileSync(join(project.path, "corral.json"), JSON.stringify({ tools: ["echo.ts"], workers: 1, ledger: { store: ":memory:" }, mcp: { transport: "http", port, oauth: { issuer: issuer.url } } }));
+    writeFileSync(join(project.path, "corral.json"), JSON.stringify({ tools: ["echo.ts"], workers: 1, ledger: { store: ":memory:" }, mcp: { transport: "http", port, oauth: { issuer: issuer.url }, allowedOrigins: ["http://localhost:6274"] } }));
     const child = spawn(process.execPath, [BIN, "mcp", "--config", join(project.path, "corral.json")], { cwd: project.path, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, CORRAL_MCP_TOKEN: "" } });
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     let stderr = "";
@@ -262,6 +276,11 @@ describe("MCP: an OAuth 2.1 resource server", { timeout: 180_000 }, () => {
       const bare = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: JSON.stringify(initialize) });
       assert.equal(bare.status, 401);
       assert.match(bare.headers.get("www-authenticate") ?? "", /resource_metadata=/);
+      // corral.json's mcp.allowedOrigins reaches the server: the Inspector's origin may read the challenge.
+      const fromInspector = await fetch(url, { method: "POST", headers: { Origin: "http://localhost:6274", "Content-Type": "application/json" }, body: JSON.stringify(initialize) });
+      assert.equal(fromInspector.headers.get("access-control-allow-origin"), "http://localhost:6274");
+      const fromElsewhere = await fetch(url, { method: "POST", headers: { Origin: "http://localhost:9999", "Content-Type": "application/json" }, body: JSON.stringify(initialize) });
+      assert.equal(fromElsewhere.status, 403);
       const bearer = await new SignJWT({ scope: "mcp:tools" }).setProtectedHeader({ alg: "ES256", kid: "es" }).setIssuer(issuer.url).setAudience(url).setSubject("cli-user").setExpirationTime("5m").sign(signing);
       const client = new Client({ name: "oauth-cli", version: "1.0.0" });
       await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${bearer}` } } }));

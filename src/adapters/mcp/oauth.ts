@@ -149,11 +149,17 @@ async function discoverJwks(issuer: string): Promise<string> {
   const url = new URL(issuer);
   const path = url.pathname === "/" ? "" : url.pathname.replace(/\/$/, "");
   const candidates = [`${url.origin}/.well-known/oauth-authorization-server${path}`, `${base}/.well-known/openid-configuration`];
+  let mismatched: string | undefined;
   for (const candidate of candidates) {
     const response = await fetch(candidate, { signal: AbortSignal.timeout(5_000), redirect: "error" }).catch(() => undefined);
     if (response === undefined || !response.ok) continue;
     const metadata = (await response.json().catch(() => ({}))) as { jwks_uri?: unknown; issuer?: unknown };
+    // RFC 8414 §3.3 (and OpenID Discovery §4.3): metadata naming another issuer is not this issuer's.
+    if (metadata.issuer !== issuer) {
+      mismatched = `${candidate} names the issuer ${JSON.stringify(String(metadata.issuer).slice(0, 200))}, not ${issuer}`;
+      continue;
+    }
     if (typeof metadata.jwks_uri === "string" && HttpsUrl.safeParse(metadata.jwks_uri).success) return metadata.jwks_uri;
   }
-  throw new Error(`no jwks_uri in ${candidates.join(" or ")}`);
+  throw new Error(mismatched ?? `no usable jwks_uri in ${candidates.join(" or ")}`);
 }

@@ -13,7 +13,7 @@ export const MCP_TOKEN_ENV = "CORRAL_MCP_TOKEN";
 /** Worker processes `corral mcp` starts when neither --workers nor the config's `workers` says. */
 export const MCP_DEFAULT_WORKERS = 2;
 
-export type McpFlags = { http?: boolean; stdio?: boolean; port?: number; host?: string; token?: string | false; allowedHost?: string[]; oauthIssuer?: string; oauthAudience?: string; workers?: number };
+export type McpFlags = { http?: boolean; stdio?: boolean; port?: number; host?: string; token?: string | false; allowedHost?: string[]; allowedOrigin?: string[]; oauthIssuer?: string; oauthAudience?: string; workers?: number };
 
 export function mcpOptionsOf(flags: McpFlags, context: CliContext): McpOptions {
   const file = context.config?.config.mcp ?? {};
@@ -29,6 +29,8 @@ export function mcpOptionsOf(flags: McpFlags, context: CliContext): McpOptions {
   if (port !== undefined) options.port = port;
   if (host !== undefined) options.host = host;
   if (allowedHosts !== undefined) options.allowedHosts = allowedHosts;
+  const allowedOrigins = flags.allowedOrigin ?? file.allowedOrigins;
+  if (allowedOrigins !== undefined) options.allowedOrigins = allowedOrigins;
   if (token !== undefined) options.token = token;
   const issuer = flags.oauthIssuer ?? file.oauth?.issuer;
   if (issuer !== undefined) {

@@ -28,6 +28,8 @@ export type McpOptions = {
   host?: string;
   /** From --allowed-host: names the Host header may take besides the server's own address. */
   allowedHosts?: string[];
+  /** From --allowed-origin: browser origins allowed besides the server's own. */
+  allowedOrigins?: string[];
   /** From --token (false: --no-token), else CORRAL_MCP_TOKEN; a random one when neither (and no oauth). */
   token?: string | false;
   /** From --oauth-issuer and --oauth-audience, else corral.json's mcp.oauth: the issuer's tokens instead of a static one. */
@@ -50,6 +52,7 @@ export async function mcpCommand(paths: string[], options: McpOptions, context: 
         const listening = await server.listen({
           ...(options.host !== undefined ? { host: options.host } : {}),
           ...(options.allowedHosts !== undefined ? { allowedHosts: options.allowedHosts } : {}),
+          ...(options.allowedOrigins !== undefined ? { allowedOrigins: options.allowedOrigins } : {}),
           ...(options.port !== undefined ? { port: options.port } : {}),
           ...(options.token !== undefined && options.oauth === undefined ? { token: options.token } : {}),
           ...(options.oauth !== undefined ? { oauth: options.oauth } : {}),
