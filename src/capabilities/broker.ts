@@ -28,14 +28,11 @@ import type { GrantResolver, SourceGrant } from "./options.js";
 import { CapabilityError } from "./capability-error.js";
 import { perform, type Incoming } from "./perform.js";
 import { describeRequest, undeclaredMessage } from "./describe-request.js";
-
-export { describeRequest, undeclaredMessage } from "./describe-request.js";
-import { askModel, askUser, assertCanSample, SamplingBudget, type TalkBack } from "./talk-back.js";
+import { askModel, askUser, assertCanAsk, SamplingBudget, type ElicitQuestion, type SampleParams, type TalkBack } from "./talk-back.js";
 import { callState, noticeUses, takeNotice, type CallState, type Notice, type OpenCall } from "./call-notices.js";
 
+export { describeRequest, undeclaredMessage } from "./describe-request.js";
 export type { Notice, OpenCall } from "./call-notices.js";
-
-
 
 
 /**
@@ -57,7 +54,6 @@ export type BrokerOptions = {
 };
 
 const GRANT_OPTION: Record<keyof SourceGrant, string> = { net: "capabilities.net", fs: "capabilities.fs", state: "capabilities.state", sampling: "capabilities.sampling" };
-
 
 export class CapabilityBroker {
   readonly #options: BrokerOptions;
@@ -152,9 +148,6 @@ export class CapabilityBroker {
     return payload === undefined ? out : { ...out, payload };
   };
 
-
-
-
   async #judgeAndPerform(call: CallState, request: CapabilityRequest, incoming: Incoming, hooks: { paused(): void }): Promise<{ result: CapabilityAnswer; payload?: WirePayload }> {
     const { effects, operation, target, section } = describeRequest(request);
     const declared = call.effects ?? [];
@@ -223,17 +216,12 @@ export class CapabilityBroker {
     const context = { callId: call.callId, tool: call.tool, source: call.source, signal: call.gate.signal };
     const waited = performance.now();
     try {
-      let value: unknown;
-      if (request.kind === "elicit") {
-        hooks.paused();
-        value = await askUser(call.talkBack, { message: request.message, requestedSchema: request.requestedSchema }, context);
-      } else {
-        const { kind: _kind, ...params } = request;
-        assertCanSample(call.talkBack);
-        this.#sampling.charge(call.source, call, request.maxTokens, grant.sampling as NonNullable<SourceGrant["sampling"]>);
-        hooks.paused();
-        value = await askModel(call.talkBack, params, context);
-      }
+      // Refused (no one to ask) or past its budget before the clock stops.
+      assertCanAsk(call.talkBack, request.kind);
+      if (request.kind === "sample") this.#sampling.charge(call.source, call, request.maxTokens, grant.sampling as NonNullable<SourceGrant["sampling"]>);
+      hooks.paused();
+      const { kind: _kind, ...params } = request;
+      const value = request.kind === "elicit" ? await askUser(call.talkBack, params as ElicitQuestion, context) : await askModel(call.talkBack, params as SampleParams, context);
       audit("ok", JSON.stringify(value).length);
       return { result: { ok: true, value } };
     } catch (error) {

@@ -46,8 +46,11 @@ export const TalkBackOptions = {
   sampleModel: handler<"sampleModel">("sampleModel(request, context) => Promise<{ role, content, model }>"),
 };
 
-/** The handlers among `options`, for the call's capability requests. */
+const NO_TALK_BACK: TalkBack = Object.freeze({});
+
+/** The handlers among `options`, for the call's capability requests (one shared empty object when there are none). */
 export function talkBackOf(options: TalkBack): TalkBack {
+  if (options.onProgress === undefined && options.onLog === undefined && options.elicitUser === undefined && options.sampleModel === undefined) return NO_TALK_BACK;
   const out: TalkBack = {};
   if (options.onProgress !== undefined) out.onProgress = options.onProgress;
   if (options.onLog !== undefined) out.onLog = options.onLog;
@@ -93,24 +96,25 @@ async function answerOf<T>(asking: () => Promise<unknown>, signal: AbortSignal |
   return parsed.data;
 }
 
+const NOBODY = {
+  elicit: "nobody can be asked here: this call's caller gave no way to reach its user (an MCP client without elicitation, or host.call without elicitUser)",
+  sample: "no model can be asked here: this call's caller gave none (an MCP client without sampling, or host.call without sampleModel)",
+} as const;
+
+/** Throws the refusal a question or a sample gets when the call's caller gave no handler for it (checked before any budget is charged). */
+export function assertCanAsk(talkBack: TalkBack, kind: keyof typeof NOBODY): void {
+  if ((kind === "elicit" ? talkBack.elicitUser : talkBack.sampleModel) === undefined) throw new CapabilityError("refused", NOBODY[kind]);
+}
+
 export async function askUser(talkBack: TalkBack, question: ElicitQuestion, context: AskContext): Promise<ElicitAnswer> {
-  const elicitUser = talkBack.elicitUser;
-  if (elicitUser === undefined) {
-    throw new CapabilityError("refused", "nobody can be asked here: this call's caller gave no way to reach its user (an MCP client without elicitation, or host.call without elicitUser)");
-  }
+  assertCanAsk(talkBack, "elicit");
+  const elicitUser = talkBack.elicitUser as NonNullable<TalkBack["elicitUser"]>;
   return answerOf(() => elicitUser(question, context), context.signal, "asking the user", ElicitAnswer, "{ action: accept | decline | cancel, content? } with flat values");
 }
 
-/** Throws the refusal a sample gets when the call's caller has no model to ask (checked before its budget is charged). */
-export function assertCanSample(talkBack: TalkBack): asserts talkBack is TalkBack & Required<Pick<TalkBack, "sampleModel">> {
-  if (talkBack.sampleModel === undefined) {
-    throw new CapabilityError("refused", "no model can be asked here: this call's caller gave none (an MCP client without sampling, or host.call without sampleModel)");
-  }
-}
-
 export async function askModel(talkBack: TalkBack, request: SampleParams, context: AskContext): Promise<SampleAnswer> {
-  assertCanSample(talkBack);
-  const { sampleModel } = talkBack;
+  assertCanAsk(talkBack, "sample");
+  const sampleModel = talkBack.sampleModel as NonNullable<TalkBack["sampleModel"]>;
   return answerOf(() => sampleModel(request, context), context.signal, "asking the model", SampleAnswer, "{ role: assistant, content, model }");
 }
 

@@ -163,7 +163,8 @@ function sandboxRun(deps: CallDeps, entry: CatalogEntry, inputJson: string, info
   // isolate has its home; a fresh call by the key without scope, where an
   // isolate no call has used yet (a describe's) may wait for it.
   const run: SandboxRun = { task, key: isolateKey(runner.bundle, limits.memoryMb, entry.manifest.name, fresh ? "" : scope) };
-  // The call's capability requests (fetch, ctx.fs, ctx.state) are judged while it runs.
+  // The call's capability requests (fetch, ctx.fs, ctx.state, its talk-back) are judged while it runs.
+  const talkBack = talkBackOf(options);
   const closeCapabilities = deps.capabilities?.open({
     callId: info.callId,
     source: entry.source,
@@ -171,7 +172,7 @@ function sandboxRun(deps: CallDeps, entry: CatalogEntry, inputJson: string, info
     effects: entry.manifest.effects,
     timeoutMs: limits.timeoutMs,
     gate,
-    talkBack: talkBackOf(options),
+    talkBack,
   });
   if (closeCapabilities !== undefined) run.closeCapabilities = closeCapabilities;
   // The worker holds the call's payloads to its grant's caps before it copies them on.
@@ -179,11 +180,11 @@ function sandboxRun(deps: CallDeps, entry: CatalogEntry, inputJson: string, info
   if (payloadCaps !== undefined) task.payloadCaps = payloadCaps;
   if (runner.kind === "script") {
     // A script's tool calls are answered from here until its run is over; then they go into `details`.
-    run.closeScript = runner.open(info.callId, { traceContext: span.context, signal: options.signal, scope: options.scope, askUser: options.askUser, talkBack: talkBackOf(options) });
+    run.closeScript = runner.open(info.callId, { traceContext: span.context, signal: options.signal, scope: options.scope, askUser: options.askUser, talkBack });
     if (runner.fastLane !== undefined) {
       task.fastLane = scope === "" ? runner.fastLane : { ...runner.fastLane, scope };
       // The lane's calls run under ids the host never opened: their capability requests are judged as their tools'.
-      const closeLane = deps.capabilities?.openLane({ callId: info.callId, gate, talkBack: talkBackOf(options) }, runner.fastLane.tools);
+      const closeLane = deps.capabilities?.openLane({ callId: info.callId, gate, talkBack }, runner.fastLane.tools);
       if (closeLane !== undefined) run.closeCapabilities = both(run.closeCapabilities, closeLane);
     }
   }

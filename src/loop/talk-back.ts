@@ -12,12 +12,10 @@
  * with the `sample_model` effect allowed and a `capabilities.sampling`
  * grant, within its budgets (host-side, as always).
  */
-import { TalkBackOptions, type SampleParams, type TalkBack } from "../capabilities/talk-back.js";
+import type { SampleParams, TalkBack } from "../capabilities/talk-back.js";
 import type { SampleAnswer } from "../../sandbox/shared/talk-back.js";
 import type { ContentBlockParam, MessageParam, StreamEvent } from "./messages.js";
 import type { Model } from "./model.js";
-
-export { TalkBackOptions };
 
 /** MCP's names for the stop reasons both model APIs share. */
 const STOP_REASON: Record<string, string> = { end_turn: "endTurn", stop_sequence: "stopSequence", max_tokens: "maxTokens" };

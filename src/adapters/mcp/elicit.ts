@@ -22,7 +22,6 @@ import { ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { SendRequest } from "./talk-back.js";
 import { approvalQuestion, policyAdvice, type AskUser } from "../../gate/index.js";
 
-
 /** Whether the client can be asked in form mode (an empty `elicitation: {}` means form, as the specification keeps for older clients). */
 export function canElicit(server: Server): boolean {
   const elicitation = server.getClientCapabilities()?.elicitation;

@@ -118,19 +118,20 @@ export async function listenHttp(settings: HttpSettings, newSession: (caller: st
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? "/").split("?")[0];
-    const isMetadata = oauth !== undefined && (path === METADATA_PATH || path === `${METADATA_PATH}${MCP_PATH}`);
+    const resource = oauth;
+    const isMetadata = resource !== undefined && (path === METADATA_PATH || path === `${METADATA_PATH}${MCP_PATH}`);
     if (!isMetadata && path !== MCP_PATH) return answer(res, 404, -32000, `not found: corral serves MCP at ${MCP_PATH}`);
     if (req.method === "OPTIONS") return preflight(req, res);
-    if (isMetadata) return passesHostAndOrigin(req, res) ? metadata(req, res, oauth) : undefined;
+    if (isMetadata) return passesHostAndOrigin(req, res) ? metadata(req, res, resource) : undefined;
     const grant = await admit(req, res);
     if (grant === undefined) return;
 
     const sessionId = req.headers["mcp-session-id"];
     const live = typeof sessionId === "string" && !settings.stateless ? sessions.get(sessionId) : undefined;
+    if (live !== undefined && !ownedBy(live.session, grant)) return answer(res, 403, -32001, "this MCP session belongs to another subject: initialize a session of your own");
     if (req.method !== "POST") {
       if (settings.stateless) return answer(res, 405, -32000, "this server is stateless: only POST is served", { Allow: "POST" });
       if (live === undefined) return answer(res, typeof sessionId === "string" ? 404 : 400, -32001, "no such MCP session: initialize first");
-      if (!ownedBy(live.session, grant)) return answer(res, 403, -32001, "this MCP session belongs to another subject: initialize a session of your own");
       // A notification stream (GET) alone keeps no session: only what the client sends does.
       if (req.method === "DELETE") sessions.track(live, res);
       return live.transport.handleRequest(req, res);
@@ -149,7 +150,6 @@ export async function listenHttp(settings: HttpSettings, newSession: (caller: st
       }
       return startSession(req, res, read.body, grant);
     }
-    if (!ownedBy(live.session, grant)) return answer(res, 403, -32001, "this MCP session belongs to another subject: initialize a session of your own");
     sessions.track(live, res);
     const untie = tieCallsToConnection(live.session, read.messages, res);
     try {
@@ -241,8 +241,7 @@ export async function listenHttp(settings: HttpSettings, newSession: (caller: st
 }
 
 /** RFC 9728's document, to a GET that passes the Host and Origin checks (no token: it is how a client learns where to get one). */
-function metadata(req: IncomingMessage, res: ServerResponse, resource: OAuthResource | undefined): void {
-  if (resource === undefined) return;
+function metadata(req: IncomingMessage, res: ServerResponse, resource: OAuthResource): void {
   if (req.method !== "GET") return answer(res, 405, -32000, "the protected resource metadata is read with GET", { Allow: "GET" });
   res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "max-age=300" });
   res.end(JSON.stringify(resource.metadata()));
