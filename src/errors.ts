@@ -20,6 +20,7 @@ export const ERROR_CODES = [
   "invalid_tool_name",
   "code_mode_off",
   "invalid_config",
+  "not_in_library",
 ] as const;
 export type CorralErrorCode = (typeof ERROR_CODES)[number];
 

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { sha256 } from "../compile/bundle.js";
-import type { BuiltinAnswer, CatalogEntry } from "../registry/index.js";
+import type { BuiltinAnswer, BuiltinRun, CatalogEntry } from "../registry/index.js";
 import type { Manifest } from "../registry/manifest.js";
 import { trimSchema } from "../registry/json-schema.js";
 
@@ -18,7 +18,7 @@ export type BuiltinDefinition<I extends z.ZodObject> = {
   description: string;
   input: I;
   exposure: Manifest["exposure"];
-  run(input: z.infer<I>, context: { callId: string; signal: AbortSignal | undefined }): Promise<BuiltinAnswer>;
+  run(input: z.infer<I>, context: Parameters<BuiltinRun>[1]): Promise<BuiltinAnswer>;
 };
 
 export function builtinEntry<I extends z.ZodObject>(definition: BuiltinDefinition<I>): CatalogEntry {

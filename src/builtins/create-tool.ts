@@ -23,23 +23,25 @@ export default defineTool({
   async run({ text }) { return { words: text.split(/\\s+/).filter(Boolean).length }; },
 });`;
 
-export function createToolTool(exposure: Manifest["exposure"], author: (code: string) => Promise<LoadResult>): CatalogEntry {
+export function createToolTool(exposure: Manifest["exposure"], author: (code: string, caller: string | null) => Promise<LoadResult>): CatalogEntry {
   return builtinEntry({
     name: CREATE_TOOL,
-    description: `Creates new tools from TypeScript source, for use from your next turn on. The module imports only "corral" and "zod" and exports tools made with defineTool; tools run sandboxed with no file system or network. Submitting the same source again replaces your earlier tools. Example:\n${EXAMPLE}`,
+    description: `Creates new tools from TypeScript source, for use from your next turn on. The module imports only "corral" and "zod" and exports tools made with defineTool; tools run sandboxed with no file system or network. Your tools are kept: they stay yours across restarts and sessions. Submitting a tool under a name you already have makes a new version of it; your other tools stay. Example:\n${EXAMPLE}`,
     input: z.object({ code: z.string().min(1).describe("the TypeScript source of one module") }),
     exposure,
-    async run({ code }) {
-      const loaded = await author(code);
+    async run({ code }, context) {
+      const loaded = await author(code, context.caller ?? null);
       if (!loaded.ok) {
         // The message already lists the diagnostics as file:line:col lines.
         return { ok: false, kind: loaded.error.kind, message: loaded.error.message };
       }
       const names = loaded.tools.map((tool) => tool.name);
+      const versions = loaded.versions ?? [];
+      const shown = versions.length > 0 ? versions.map((v) => `${v.name} v${v.version}${v.unchanged ? " (unchanged)" : ""}`) : names;
       return {
         ok: true,
-        text: `Registered ${names.length} tool${names.length === 1 ? "" : "s"} (${names.join(", ")}) as ${loaded.source}, version ${loaded.version.slice(0, 12)}.`,
-        structured: { source: loaded.source, version: loaded.version, tools: names },
+        text: `Registered ${names.length} tool${names.length === 1 ? "" : "s"} (${shown.join(", ")}) as ${loaded.source}.`,
+        structured: { source: loaded.source, version: loaded.version, tools: names, versions },
         control: { add_tools: names },
       };
     },

@@ -38,6 +38,8 @@ import type { CapabilityBroker } from "../capabilities/index.js";
 import { talkBackOf } from "../capabilities/talk-back.js";
 
 export type CallDeps = {
+  /** Settles once the library's tools are in the catalog: the first calls wait for it. */
+  libraryReady?: Promise<void>;
   catalog: Catalog;
   pool: SandboxPool;
   admission: Admission;
@@ -71,9 +73,13 @@ export async function runCall(deps: CallDeps, name: string, input: unknown, opti
   const callId = randomUUID();
   const started = performance.now();
   const tool = String(name).slice(0, 64);
+  if (deps.libraryReady !== undefined) {
+    await deps.libraryReady;
+    deps.libraryReady = undefined;
+  }
   let entry = typeof name === "string" ? reachable(deps.catalog.get(name), options.caller) : undefined;
-  // run_code: each script is an entry of its own (source code:<caller id>, its bundle).
-  const prepared = entry?.runner.kind === "codemode" ? await entry.runner.prepare(input, options.caller) : undefined;
+  // run_code: each script is an entry of its own (source code:<caller id>, its bundle); a library tool is loaded on its first call.
+  const prepared = entry?.runner.kind === "codemode" ? await entry.runner.prepare(input, options.caller) : entry?.runner.kind === "stored" ? await entry.runner.load() : undefined;
   if (prepared?.ok === true) entry = prepared.entry;
   const span = deps.telemetry.startCall(tool, callId, options.traceContext);
   // Events and the call's log line are built only when someone takes them: each is garbage the host collects otherwise.
@@ -232,7 +238,7 @@ async function runBuiltin(
   const started = performance.now();
   let answer;
   try {
-    answer = await run(input, { callId: info.callId, signal: options.signal });
+    answer = await run(input, { callId: info.callId, signal: options.signal, caller: options.caller?.id });
   } catch (error) {
     answer = { ok: false as const, kind: "crash" as const, message: `the built-in tool failed: ${(error as Error).message}` };
   }

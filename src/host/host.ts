@@ -12,7 +12,7 @@ import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pino, { type Logger } from "pino";
 import type { CallLimits } from "../../sandbox/shared/task-parts.js";
-import { createToolTool, toolSearchTool, BUILTIN_SOURCE } from "../builtins/index.js";
+import { builtinEntries, BUILTIN_SOURCE } from "../builtins/index.js";
 import { BundleCache } from "../compile/index.js";
 import { CorralError, HostClosedError } from "../errors.js";
 import { EventHub, type HostEventListener } from "../events.js";
@@ -20,7 +20,7 @@ import { defaultGate, resolveEffectPolicy } from "../gate/index.js";
 import { Ledger, type SourceReport, type SourceRow, type SourceState, type StateChange } from "../ledger/index.js";
 import { resolveHostOptions, type HostOptions, type ResolvedHostOptions } from "../options.js";
 import { Admission, SandboxPool } from "../pool/index.js";
-import { Catalog, ManifestCache, type CatalogEntry } from "../registry/index.js";
+import { Catalog, ManifestCache } from "../registry/index.js";
 import { checkSourceId, isPluginCandidate } from "../registry/source.js";
 import type { ToolResult } from "../result.js";
 import { hostArguments } from "./arguments.js";
@@ -30,15 +30,15 @@ import { runCall, type CallDeps } from "./call-path.js";
 import { fastToolOf, recordFastCall } from "./fast-calls.js";
 import { createHostCapabilities, type HostCapabilities } from "../capabilities/index.js";
 import { Loader } from "./loader.js";
+import { poolSettingsOf } from "./pool-settings.js";
 import { CodeMode, resolveCodeModeOptions } from "../codemode/index.js";
 import { QuarantineView } from "./quarantine-view.js";
 import { CLOSE_WAIT_MS, OpenCalls } from "./open-calls.js";
 import { finishLoad, summarizeLoad, type AfterLoadDeps } from "./after-load.js";
 import { announceStateChange, announceStoreStatus } from "./ledger-signals.js";
 import { declarationsFor, limitsOf, memoryMbOf, toolInfoOf } from "./tool-info.js";
+import { authorTools, hostLibrary, libraryStoreFor, ToolLibrary, type HostLibrary } from "../library/index.js";
 import type { AuthorRequest, CallOptions, DeclarationOptions, Host, LoadRequest, LoadResult, ToolDeclaration, ToolInfo } from "./types.js";
-
-const AGENT_ID = /^[A-Za-z0-9_.-]{1,128}$/;
 
 export function createHost(options: HostOptions = {}): Host {
   return new CorralHost(resolveHostOptions(options));
@@ -59,6 +59,8 @@ class CorralHost implements Host {
   readonly #telemetry: Telemetry;
   readonly #codeMode: CodeMode | undefined;
   readonly #afterLoad: AfterLoadDeps;
+  readonly #library: ToolLibrary;
+  readonly library: HostLibrary;
   /** Calls not yet settled: close() waits for their records. */
   readonly #calls = new OpenCalls();
   #closed = false;
@@ -95,18 +97,7 @@ class CorralHost implements Host {
       // A running Code Mode script's requests are Code Mode's; every other call's, the broker's.
       capabilities: (message, hooks) => (this.#codeMode?.owns(message.callId) === true ? this.#codeMode.handle(message, hooks) : broker.handle(message, hooks)),
       fastRecords: (callId, records) => this.#codeMode?.fastRecords(callId, records),
-      workers: options.workers,
-      spareWorkers: options.spareWorkers,
-      pipelineDepth: options.pipelineDepth,
-      quickPipelineDepth: options.quickPipelineDepth,
-      watchdogGraceMs: options.watchdogGraceMs,
-      workerMemorySlackMb: options.workerMemorySlackMb,
-      worker: {
-        maxWarmIsolates: options.maxWarmIsolates,
-        maxWarmHeapMb: options.maxWarmHeapMb,
-        loadTimeoutMs: options.loadTimeoutMs,
-        defaultMemoryMb: options.defaultMemoryMb,
-      },
+      ...poolSettingsOf(options),
       logger: this.#logger,
       onWorkerRestart: () => this.#telemetry.workerRestarted(),
     });
@@ -121,7 +112,18 @@ class CorralHost implements Host {
       sourceRoot: options.sourceRoot === undefined ? undefined : resolve(options.sourceRoot),
       callMemoryMb: (manifest) => memoryMbOf(options, manifest),
     });
+    this.#library = new ToolLibrary({
+      store: libraryStoreFor(options.ledger?.store),
+      catalog: this.#catalog,
+      loader: this.#loader,
+      events: this.#events,
+      logger: this.#logger,
+      limits: { maxTools: options.maxToolsPerAgent, maxSourceBytes: options.maxAgentSourceBytes },
+      now: Date.now,
+    });
+    this.library = hostLibrary(this.#library, () => this.#assertAlive());
     this.#callDeps = {
+      libraryReady: this.#library.ready(),
       catalog: this.#catalog,
       pool: this.#pool,
       admission: this.#admission,
@@ -162,13 +164,13 @@ class CorralHost implements Host {
   }
 
   #registerBuiltins(): void {
-    const builtins: CatalogEntry[] = [toolSearchTool(() => this.#catalog.list(), (source) => this.#quarantine.isQuarantined(source))];
-    if (this.#options.createTool !== undefined) {
-      const { agent, exposure } = this.#options.createTool;
-      builtins.push(createToolTool(exposure ?? "hidden", (code) => this.author({ agent, code })));
-    }
-    if (this.#codeMode !== undefined) builtins.push(this.#codeMode.entry());
-    this.#catalog.replaceSource(BUILTIN_SOURCE, builtins);
+    const createTool = this.#options.createTool;
+    this.#catalog.replaceSource(BUILTIN_SOURCE, builtinEntries({
+      catalog: this.#catalog,
+      isQuarantined: (source) => this.#quarantine.isQuarantined(source),
+      createTool: createTool === undefined ? undefined : { exposure: createTool.exposure ?? "hidden", author: (code, caller) => this.#author(createTool.agent, caller, code) },
+      codeMode: this.#codeMode,
+    }));
   }
 
   get alive(): boolean {
@@ -188,16 +190,12 @@ class CorralHost implements Host {
   async author(given: AuthorRequest): Promise<LoadResult> {
     this.#assertAlive();
     const request = hostArguments.author(given);
-    const source = `agent:${request.agent}`;
-    if (typeof request.agent !== "string" || !AGENT_ID.test(request.agent)) {
-      return { ok: false, source, error: { kind: "compile_error", message: "an agent id is 1-128 letters, digits, '_', '.' or '-'" } };
-    }
-    const state = await this.#quarantine.check(source);
-    if (state.state === "quarantined") {
-      return { ok: false, source, error: { kind: "quarantined", message: `${source} is quarantined (${state.reason}); it cannot register tools until an operator releases it` } };
-    }
-    const limits = { maxTools: this.#options.maxToolsPerAgent, maxSourceBytes: this.#options.maxAgentSourceBytes };
-    return this.#telemetry.traceLoad(async () => finishLoad(this.#afterLoad, await this.#loader.load({ source, code: request.code }, limits)), summarizeLoad);
+    return this.#author(request.agent, null, request.code);
+  }
+
+  #author(agent: string, caller: string | null, code: string): Promise<LoadResult> {
+    const deps = { library: this.#library, check: (source: string) => this.#quarantine.check(source) };
+    return this.#telemetry.traceLoad(async () => finishLoad(this.#afterLoad, await authorTools(deps, agent, caller, code)), summarizeLoad);
   }
 
   async loadDirectory(given: string): Promise<LoadResult[]> {
@@ -286,6 +284,7 @@ class CorralHost implements Host {
       // to write; it is not waited for past CLOSE_WAIT_MS.
       await this.#calls.settledWithin(CLOSE_WAIT_MS);
       await this.#capabilities.close();
+      await this.#library.close();
       await this.#ledger.close();
     }
   }

@@ -44,6 +44,22 @@ type Described = { ok: true; manifests: Manifest[]; origin: ManifestOrigin } | {
 
 export type AuthorLimits = { maxTools: number; maxSourceBytes: number };
 
+/** A module compiled, described and checked, not yet registered. */
+export type Built = { ok: true; source: string; bundle: BundleRef; manifests: Manifest[]; cached: boolean; origin: ManifestOrigin };
+
+/** The catalog entries of a built module: one per tool, all running its bundle. */
+export function entriesOf(built: Built): CatalogEntry[] {
+  return built.manifests.map((manifest) => ({ manifest, source: built.source, version: built.bundle.hash, runner: { kind: "sandbox", bundle: built.bundle } }));
+}
+
+export function conflictMessage(conflicts: { name: string; owner: string }[]): string {
+  return `tool names already taken by another source: ${conflicts.map((c) => `"${c.name}" (owned by ${c.owner})`).join(", ")}; rename the tools`;
+}
+
+function failed(source: string, kind: LoadFailureKind, message: string, diagnostics?: Diagnostic[]): Extract<LoadResult, { ok: false }> {
+  return { ok: false, source, error: diagnostics === undefined ? { kind, message } : { kind, message, diagnostics } };
+}
+
 export class Loader {
   readonly #deps: LoaderDeps;
   /** `<bundle hash>:<MB>`: top levels seen to run within that call memory limit. */
@@ -61,12 +77,23 @@ export class Loader {
   }
 
   async load(request: LoadRequest, authorLimits?: AuthorLimits): Promise<LoadResult> {
+    const built = await this.build(request, authorLimits);
+    if (!built.ok) return built;
+    const { source, bundle, manifests } = built;
+    const conflicts = this.#deps.catalog.conflicts(source, manifests.map((manifest) => manifest.name));
+    if (conflicts.length > 0) return failed(source, "compile_error", conflictMessage(conflicts));
+    this.#deps.catalog.replaceSource(source, entriesOf(built));
+    return { ok: true, source, version: bundle.hash, cached: built.cached, manifestsFrom: built.origin, tools: [] };
+  }
+
+  /**
+   * Compiles and describes a module and checks its manifests, changing
+   * nothing: the load above, and the library (src/library), which registers
+   * what it built only once its store took the versions.
+   */
+  async build(request: LoadRequest, authorLimits?: AuthorLimits): Promise<Built | Extract<LoadResult, { ok: false }>> {
     const source = this.sourceOf(request);
-    const fail = (kind: LoadFailureKind, message: string, diagnostics?: Diagnostic[]): LoadResult => ({
-      ok: false,
-      source,
-      error: diagnostics === undefined ? { kind, message } : { kind, message, diagnostics },
-    });
+    const fail = (kind: LoadFailureKind, message: string, diagnostics?: Diagnostic[]) => failed(source, kind, message, diagnostics);
     let compiled: CompileResult;
     if ("code" in request) {
       if (authorLimits !== undefined && Buffer.byteLength(request.code) > authorLimits.maxSourceBytes) {
@@ -88,23 +115,10 @@ export class Loader {
     if (!described.ok) return fail(described.kind, described.message);
     const fits = await this.#fitsCallMemory(bundle, described.manifests);
     if (fits !== undefined) return fail("memory", fits);
-    const names = described.manifests.map((manifest) => manifest.name);
-    if (authorLimits !== undefined && names.length > authorLimits.maxTools) {
-      return fail("compile_error", `the module defines ${names.length} tools; an agent may have at most ${authorLimits.maxTools}`);
+    if (authorLimits !== undefined && described.manifests.length > authorLimits.maxTools) {
+      return fail("compile_error", `the module defines ${described.manifests.length} tools; an agent may have at most ${authorLimits.maxTools}`);
     }
-    const conflicts = this.#deps.catalog.conflicts(source, names);
-    if (conflicts.length > 0) {
-      const list = conflicts.map((c) => `"${c.name}" (owned by ${c.owner})`).join(", ");
-      return fail("compile_error", `tool names already taken by another source: ${list}; rename the tools`);
-    }
-    const entries: CatalogEntry[] = described.manifests.map((manifest) => ({
-      manifest,
-      source,
-      version: compiled.hash,
-      runner: { kind: "sandbox", bundle },
-    }));
-    this.#deps.catalog.replaceSource(source, entries);
-    return { ok: true, source, version: compiled.hash, cached: compiled.cached, manifestsFrom: described.origin, tools: [] };
+    return { ok: true, source, bundle, manifests: described.manifests, cached: compiled.cached, origin: described.origin };
   }
 
   /**

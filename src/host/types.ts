@@ -10,6 +10,7 @@ import type { Diagnostic, ErrorKind, ToolResult } from "../result.js";
 import type { HostEventListener } from "../events.js";
 import type { Context } from "@opentelemetry/api";
 import type { SourceReport, SourceRow, SourceState, StateChange } from "../ledger/index.js";
+import type { HostLibrary } from "../library/host-api.js";
 
 export type LoadRequest =
   | { /** `agent:<id>` or `host:<name>` */ source: string; code: string }
@@ -38,7 +39,8 @@ export type ToolInfo = {
 /** A tool as a model sees it, in the Messages API's shape. */
 export type ToolDeclaration = { name: string; description: string; input_schema: Record<string, unknown> };
 
-export type LoadFailureKind = Extract<ErrorKind, "compile_error" | "timeout" | "memory" | "crash" | "quarantined">;
+/** `busy`: the tool library could not be written (its database is down); nothing was registered, try again later. */
+export type LoadFailureKind = Extract<ErrorKind, "compile_error" | "timeout" | "memory" | "crash" | "quarantined" | "busy">;
 export type LoadResult =
   | {
       ok: true;
@@ -54,6 +56,8 @@ export type LoadResult =
        */
       manifestsFrom: ManifestOrigin;
       tools: ToolInfo[];
+      /** An agent's tools (host.author, create_tool): each tool's version in the library; `unchanged` when it was this very module already. */
+      versions?: { name: string; version: number; unchanged: boolean }[];
     }
   | { ok: false; source: string; error: { kind: LoadFailureKind; message: string; diagnostics?: Diagnostic[] } };
 
@@ -110,8 +114,14 @@ export type Host = {
   load(request: LoadRequest | string): Promise<LoadResult>;
   /** Loads every tool file and plugin folder directly inside `dir`. */
   loadDirectory(dir: string): Promise<LoadResult[]>;
-  /** Registers tools an agent wrote, under `agent:<id>`, within the authoring limits. */
+  /**
+   * Registers tools an agent wrote, under `agent:<id>`, within the authoring
+   * limits, in the library beside the ledger: a new version of each tool the
+   * module defines, served by every host of the store, kept across restarts.
+   */
   author(request: AuthorRequest): Promise<LoadResult>;
+  /** The library of agent-written tools: its tools and versions, rollback and retirement. */
+  readonly library: HostLibrary;
   call(name: string, input: unknown, options?: CallOptions): Promise<ToolResult>;
   tools(): ToolInfo[];
   /** Tools to declare to a model: direct and model_only, minus quarantined, plus activated deferred ones. */

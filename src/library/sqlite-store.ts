@@ -7,6 +7,8 @@
  * Another process's change is seen by PRAGMA data_version, read every
  * WATCH_MS while someone watches.
  */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { CorralError } from "../errors.js";
 import { currentFromRow, libraryTables, toolFromRow, toolSelect, versionFromRow, versionSelect, type CurrentRow, type ToolRow, type VersionRow } from "./sql.js";
@@ -21,6 +23,7 @@ export class SqliteLibraryStore implements LibraryStore {
   #closed = false;
 
   constructor(path: string, options: { busyTimeoutMs?: number } = {}) {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.#db = new Database(path, { timeout: options.busyTimeoutMs ?? 5_000 });
     try {
       if (path !== ":memory:") this.#db.pragma("journal_mode = WAL");

@@ -19,7 +19,8 @@ export type BuiltinAnswer =
   | { ok: true; text: string; structured?: unknown; control?: Control }
   | { ok: false; kind: ErrorKind; message: string };
 
-export type BuiltinRun = (input: unknown, context: { callId: string; signal: AbortSignal | undefined }) => Promise<BuiltinAnswer>;
+/** `caller`: the id of whom the call is for (a model's, a session's), absent for the embedding program's own calls. */
+export type BuiltinRun = (input: unknown, context: { callId: string; signal: AbortSignal | undefined; caller?: string | undefined }) => Promise<BuiltinAnswer>;
 
 /** What a script's tool calls carry of the script's own call: its span, signal, scope, how to ask the person behind it, and where its tools' talk-back goes. */
 export type ScriptCallContext = { traceContext: Context; signal: AbortSignal | undefined; scope: string | undefined; askUser?: AskUser | undefined; talkBack: TalkBack };
@@ -50,8 +51,19 @@ export type CodeModeRunner = {
   prepare(input: unknown, caller: Caller | undefined): Promise<{ ok: true; entry: CatalogEntry } | { ok: false; kind: ErrorKind; message: string }>;
 };
 
-/** How a tool runs: its bundle in a sandbox, a built-in function of the host, or a Code Mode script. */
-export type Runner = { kind: "sandbox"; bundle: BundleRef } | { kind: "builtin"; run: BuiltinRun } | CodeModeRunner | ScriptRunner;
+/**
+ * A tool of the library (src/library) not yet loaded in this host: its
+ * manifest is the stored one, and `load` compiles and describes its module
+ * in a worker on first need, checks it against the row, and answers the
+ * entry that replaces this one (a sandbox runner), or why it is refused.
+ */
+export type StoredRunner = {
+  kind: "stored";
+  load(): Promise<{ ok: true; entry: CatalogEntry } | { ok: false; kind: ErrorKind; message: string }>;
+};
+
+/** How a tool runs: its bundle in a sandbox, a built-in function of the host, a Code Mode script, or a library tool still to load. */
+export type Runner = { kind: "sandbox"; bundle: BundleRef } | { kind: "builtin"; run: BuiltinRun } | CodeModeRunner | ScriptRunner | StoredRunner;
 
 export type CatalogEntry = {
   manifest: Manifest;
@@ -64,6 +76,12 @@ export type CatalogEntry = {
 export class Catalog {
   readonly #byName = new Map<string, CatalogEntry>();
   readonly #bySource = new Map<string, string[]>();
+  #generation = 0;
+
+  /** Moves on every change: what is built from the list (a search index) is rebuilt when it moved. */
+  get generation(): number {
+    return this.#generation;
+  }
 
   get(name: string): CatalogEntry | undefined {
     return this.#byName.get(name);
@@ -97,5 +115,36 @@ export class Catalog {
       source,
       entries.map((entry) => entry.manifest.name),
     );
+    this.#generation++;
+  }
+
+  /** Puts each entry under its name (its source's other tools stay); check conflicts first. */
+  upsert(entries: CatalogEntry[]): void {
+    for (const entry of entries) {
+      const name = entry.manifest.name;
+      const before = this.#byName.get(name);
+      if (before !== undefined && before.source !== entry.source) this.#unlist(before.source, name);
+      this.#byName.set(name, entry);
+      const names = this.#bySource.get(entry.source) ?? [];
+      if (!names.includes(name)) this.#bySource.set(entry.source, [...names, name]);
+    }
+    this.#generation++;
+  }
+
+  /** Takes these tools out, whichever source owns them. */
+  remove(names: Iterable<string>): void {
+    for (const name of names) {
+      const entry = this.#byName.get(name);
+      if (entry === undefined) continue;
+      this.#byName.delete(name);
+      this.#unlist(entry.source, name);
+    }
+    this.#generation++;
+  }
+
+  #unlist(source: string, name: string): void {
+    const names = (this.#bySource.get(source) ?? []).filter((other) => other !== name);
+    if (names.length === 0) this.#bySource.delete(source);
+    else this.#bySource.set(source, names);
   }
 }

@@ -18,6 +18,7 @@
 import type { CatalogEntry } from "./catalog.js";
 import type { Manifest } from "./manifest.js";
 import type { CallerOrigin } from "./caller.js";
+import { SearchIndex } from "./search.js";
 
 export type ToolDeclaration = { name: string; description: string; input_schema: Record<string, unknown> };
 
@@ -49,33 +50,16 @@ export function declare(entries: CatalogEntry[], isQuarantined: (source: string)
     .map((entry) => ({ name: entry.manifest.name, description: entry.manifest.description, input_schema: entry.manifest.inputSchema }));
 }
 
-function terms(text: string): string[] {
-  return text
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((term) => term.length > 1);
-}
-
 /**
- * Deferred tools ranked by the query's keywords: a hit in the name weighs
- * three times a hit in the description. Tools with no hit are left out, and
- * so are a quarantined source's.
+ * Deferred tools ranked by the query (BM25 over names, parameter names and
+ * descriptions: search.ts). Tools with no hit are left out, and so are a
+ * quarantined source's.
  */
 export function searchDeferred(entries: CatalogEntry[], query: string, limit: number, isQuarantined: (source: string) => boolean): CatalogEntry[] {
   return rankByQuery(entries.filter((entry) => entry.manifest.exposure === "deferred" && !isQuarantined(entry.source)), query, limit);
 }
 
-/** `entries` ranked by the query's keywords (name hits weigh three times description hits); no hit, left out. */
+/** `entries` ranked by the query; no hit, left out. */
 export function rankByQuery(entries: CatalogEntry[], query: string, limit: number): CatalogEntry[] {
-  const wanted = terms(query);
-  const scored = entries
-    .map((entry) => {
-      const name = entry.manifest.name.toLowerCase();
-      const description = entry.manifest.description.toLowerCase();
-      const score = wanted.reduce((sum, term) => sum + (name.includes(term) ? 3 : 0) + (description.includes(term) ? 1 : 0), 0);
-      return { entry, score };
-    })
-    .filter((item) => item.score > 0)
-    .sort((a, b) => b.score - a.score || a.entry.manifest.name.localeCompare(b.entry.manifest.name));
-  return scored.slice(0, limit).map((item) => item.entry);
+  return new SearchIndex(entries).search(query, limit);
 }

@@ -77,7 +77,7 @@ describe("corral mcp with a corral.json", { timeout: 240_000 }, () => {
       const listChanged = changed.next(60_000);
       const created = await client.callTool({ name: "create_tool", arguments: { code: WORD_COUNT } });
       assert.notEqual(created.isError, true, textOf(created));
-      assert.match(textOf(created), /Registered 1 tool \(word_count\) as agent:desktop/);
+      assert.match(textOf(created), /Registered 1 tool \(word_count v1\) as agent:desktop/);
       await listChanged;
       assert.ok((await client.listTools()).tools.some((tool) => tool.name === "word_count"), "the new tool is listed");
       assert.deepEqual((await client.callTool({ name: "word_count", arguments: { text: "one two three" } })).structuredContent, { words: 3 });

@@ -71,7 +71,7 @@ describe("the ledger through the host", { timeout: 180_000 }, () => {
       const second = await host.author({ agent: "writer", code: looping("agent_spin_v2") });
       assert.ok(second.ok);
       assert.notEqual(second.version, first.version);
-      assert.equal(outcomeOf(await host.call("agent_spin", {})), "unknown_tool");
+      assert.ok(host.tools().some((tool) => tool.name === "agent_spin"), "a tool the new module does not define stays (its own versions)");
       assert.equal(outcomeOf(await host.call("agent_spin_v2", {})), "timeout");
       assert.equal((await host.sourceState("agent:writer")).state, "quarantined");
       const refused = await host.author({ agent: "writer", code: toolSource({ name: "innocent", run: "return 1;" }) });
