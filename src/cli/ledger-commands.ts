@@ -7,8 +7,9 @@
  */
 import type { Command } from "commander";
 import { LEDGER_DEFAULTS } from "../ledger/index.js";
-import { auditCommand, dashboardCommand, parseUntil, quarantineCommand, releaseCommand } from "./commands/index.js";
+import { auditCommand, dashboardCommand, parseUntil, quarantineCommand, releaseCommand, toolChangeCommand, toolsCommand, toolVersionsCommand } from "./commands/index.js";
 import type { CliContext, ExitCode } from "./context.js";
+import { InvalidArgumentError } from "commander";
 import { DEFAULT_LEDGER_FILE, parseCount, parseNonEmpty, parsePort } from "./option-parsers.js";
 
 export type Perform = (command: Command, fn: (context: CliContext) => Promise<ExitCode>) => Promise<void>;
@@ -76,4 +77,49 @@ from their next call.`,
     .action(async (source: string, options: { reason?: string; actor?: string; json?: boolean }, command: Command) =>
       perform(command, (context) => releaseCommand(source, { reason: options.reason, actor: options.actor, json: options.json === true }, context)),
     );
+
+  addToolsCommands(program, perform);
+}
+
+function parseVersion(text: string): number {
+  const version = Number(text.replace(/^v/, ""));
+  if (!Number.isInteger(version) || version < 1) throw new InvalidArgumentError("expected a version number: 1, 2, … (or v1, v2, …).");
+  return version;
+}
+
+/** `corral tools`: the library of agent-written tools beside the ledger. */
+function addToolsCommands(program: Command, perform: Perform): void {
+  const tools = program
+    .command("tools")
+    .description("list the library of agent-written tools beside the ledger: each tool's current version, versions and state")
+    .option("--agent <id>", "only this agent's tools")
+    .option("--json", "print the tools as JSON")
+    .addHelpText(
+      "after",
+      `
+Reads the library in the ledger (--ledger, else corral.json's ledger.store, else ${DEFAULT_LEDGER_FILE}); hosts on the same
+ledger serve its live tools. Subcommands change it for every host of the ledger at once.`,
+    )
+    .action(async (options: { agent?: string; json?: boolean }, command: Command) => perform(command, (context) => toolsCommand({ ...options, json: options.json === true }, context)));
+  tools
+    .command("versions")
+    .description("one tool's versions, newest first (* marks the current one)")
+    .argument("<name>", "the tool's name")
+    .option("--json", "print the tool and its versions as JSON")
+    .action(async (name: string, options: { json?: boolean }, command: Command) => perform(command, (context) => toolVersionsCommand(name, { json: options.json === true }, context)));
+  tools
+    .command("rollback")
+    .description("make an earlier version current again, on every host of the ledger (a retired tool becomes live)")
+    .argument("<name>", "the tool's name")
+    .argument("<version>", "the version to make current (corral tools versions <name> lists them)", parseVersion)
+    .option("--json", "print the tool as it is after as JSON")
+    .action(async (name: string, version: number, options: { json?: boolean }, command: Command) =>
+      perform(command, (context) => toolChangeCommand({ rollback: version }, name, { json: options.json === true }, context)),
+    );
+  tools
+    .command("retire")
+    .description("retire a tool: no host of the ledger offers or runs it any more; its versions and record stay")
+    .argument("<name>", "the tool's name")
+    .option("--json", "print the tool as it is after as JSON")
+    .action(async (name: string, options: { json?: boolean }, command: Command) => perform(command, (context) => toolChangeCommand("retire", name, { json: options.json === true }, context)));
 }

@@ -46,7 +46,11 @@ export class PostgresLibraryStore implements LibraryStore {
   #closed = false;
 
   /** `url` is the ledger's (its `?schema=` too). */
-  constructor(url: string, options: { poolSize?: number; schema?: string } = {}) {
+  readonly #createSchema: boolean;
+
+  /** `createSchema` false: an empty schema is refused (`no_ledger`), as the CLI wants. */
+  constructor(url: string, options: { poolSize?: number; schema?: string; createSchema?: boolean } = {}) {
+    this.#createSchema = options.createSchema ?? true;
     this.#options = resolvePostgresOptions({ url, poolSize: options.poolSize ?? 2, ...(options.schema === undefined ? {} : { schema: options.schema }) });
     this.#s = `${quoteIdent(this.#options.schema)}.`;
     this.#channel = `corral_library:${this.#options.schema}`;
@@ -56,11 +60,20 @@ export class PostgresLibraryStore implements LibraryStore {
   async #tables(): Promise<void> {
     if (this.#closed) throw new CorralError("ledger_closed", "the tool library was used after close(); create a new host");
     this.#ready ??= (async () => {
-      await inTransaction(this.#pool, async (client) => {
-        await migratePostgres(client, this.#options.schema, this.#options.where);
+      const client = await this.#pool.connect();
+      try {
+        // Brings the ledger's schema up first (or refuses one that is not a ledger's; with createSchema false, an empty one).
+        await migratePostgres(client, this.#options.schema, this.#options.where, this.#createSchema);
+        await client.query("BEGIN");
         await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`corral-ledger:${this.#options.schema}`]);
         await client.query(libraryTables(this.#s, "BIGINT", ""));
-      });
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
     })().catch((error: unknown) => {
       this.#ready = undefined;
       throw error;

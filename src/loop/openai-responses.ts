@@ -101,6 +101,7 @@ export async function runOpenAIConversation(client: OpenAIClientLike, request: R
   const { input: initial, tools: ownTools = [], ...fields } = request;
   const input: ResponseItem[] = typeof initial === "string" ? [{ role: "user", content: initial }] : [...initial];
   const toolCalls: ToolCallRecord[] = [];
+  await o.host.library?.ready();
 
   for (let iteration = 1; ; iteration++) {
     throwIfAborted(o.signal);

@@ -72,6 +72,7 @@ export async function runConversation(model: Model, request: MessageCreateParams
   // only what its exposure rule allows; tool_search's finds are kept on it.
   const caller = o.caller ?? createCaller({ origin: "model" });
   const toolCalls: ToolCallRecord[] = [];
+  await o.host.library?.ready();
 
   for (let iteration = 1; ; iteration++) {
     throwIfAborted(o.signal);

@@ -20,4 +20,6 @@ export type LoopHost = {
    * the deferred tools tool_search found.
    */
   call(name: string, input: unknown, options?: { signal?: AbortSignal; timeoutMs?: number; caller?: Caller; scope?: string }): Promise<ToolResult>;
+  /** A corral host's library of agent-written tools: the loop waits for it to be read before declaring tools. */
+  library?: { ready(): Promise<void> };
 };

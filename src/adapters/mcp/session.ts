@@ -94,6 +94,8 @@ export class McpSession {
       if (request.method === "logging/setLevel") return this.#logLevels.set(request.params);
       if (request.method !== "tools/list") throw methodNotFound(request.method);
       checkListParams(request.params);
+      // A host on a shared store lists the library's tools once it has read them (at once for a host that has).
+      await this.#host.library.ready();
       return { tools: listTools(this.#host, this.caller) };
     };
     this.#unsubscribe = host.on((event) => {

@@ -11,6 +11,7 @@ export { demoCommand } from "./demo.js";
 export { initCommand } from "./init.js";
 export { auditCommand, type AuditOptions } from "./audit.js";
 export { parseUntil, quarantineCommand, releaseCommand, type QuarantineOptions, type ReleaseOptions } from "./quarantine.js";
+export { toolsCommand, toolVersionsCommand, toolChangeCommand, type ToolsOptions } from "./tools.js";
 export { dashboardCommand, DASHBOARD_TOKEN_ENV, type DashboardCliOptions } from "./dashboard.js";
 // mcp.ts loads the MCP SDK: main.ts imports it only when `corral mcp` runs.
 export { MCP_DEFAULT_WORKERS, MCP_TOKEN_ENV, mcpOptionsOf, type McpFlags } from "./mcp-env.js";
