@@ -13,7 +13,7 @@
  */
 import type pg from "pg";
 import { CorralError } from "../errors.js";
-import { createPool, resolvePostgresOptions, type ResolvedPostgresOptions, migratePostgres, quoteIdent } from "../ledger/postgres/index.js";
+import { createPool, resolvePostgresOptions, type ResolvedPostgresOptions, createTablesBeside, quoteIdent } from "../ledger/postgres/index.js";
 import { counterFromRow, entryBytes, LATEST_USES_KEPT, useFromRow, type CapabilityCounter, type CapabilityCounterRow, type CapabilityStore, type CapabilityUse, type CapabilityUseRow, type StateLimits, type StateUsage } from "./capability-store.js";
 
 function schemaSql(s: string): string {
@@ -75,21 +75,7 @@ export class PostgresCapabilityStore implements CapabilityStore {
   /** The tables, made once per store (a failed attempt is tried again by the next use). */
   async #tables(): Promise<void> {
     if (this.#closed) throw new CorralError("ledger_closed", "the capability store was used after close(); create a new host");
-    this.#ready ??= (async () => {
-      const client = await this.#pool.connect();
-      try {
-        await migratePostgres(client, this.#options.schema, this.#options.where);
-        await client.query("BEGIN");
-        await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`corral-ledger:${this.#options.schema}`]);
-        await client.query(schemaSql(this.#s));
-        await client.query("COMMIT");
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
-    })().catch((error: unknown) => {
+    this.#ready ??= createTablesBeside(this.#pool, this.#options.schema, this.#options.where, schemaSql(this.#s)).catch((error: unknown) => {
       this.#ready = undefined;
       throw error;
     });

@@ -18,7 +18,7 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { CorralError } from "../errors.js";
-import { createPool, migratePostgres, quoteIdent, resolvePostgresOptions, type ResolvedPostgresOptions } from "../ledger/postgres/index.js";
+import { createPool, createTablesBeside, quoteIdent, resolvePostgresOptions, type ResolvedPostgresOptions } from "../ledger/postgres/index.js";
 import { connectionConfig, describeError, inTransaction, withClient } from "../ledger/postgres/connection.js";
 import { ChangeListener } from "../ledger/postgres/listener.js";
 import { currentFromRow, libraryTables, toolFromRow, toolSelect, versionFromRow, versionSelect, type CurrentRow, type ToolRow, type VersionRow } from "./sql.js";
@@ -59,22 +59,7 @@ export class PostgresLibraryStore implements LibraryStore {
 
   async #tables(): Promise<void> {
     if (this.#closed) throw new CorralError("ledger_closed", "the tool library was used after close(); create a new host");
-    this.#ready ??= (async () => {
-      const client = await this.#pool.connect();
-      try {
-        // Brings the ledger's schema up first (or refuses one that is not a ledger's; with createSchema false, an empty one).
-        await migratePostgres(client, this.#options.schema, this.#options.where, this.#createSchema);
-        await client.query("BEGIN");
-        await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`corral-ledger:${this.#options.schema}`]);
-        await client.query(libraryTables(this.#s, "BIGINT", ""));
-        await client.query("COMMIT");
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
-    })().catch((error: unknown) => {
+    this.#ready ??= createTablesBeside(this.#pool, this.#options.schema, this.#options.where, libraryTables(this.#s, "BIGINT", ""), this.#createSchema).catch((error: unknown) => {
       this.#ready = undefined;
       throw error;
     });

@@ -5,6 +5,6 @@
  * the dashboard's reader of it.
  */
 export { POSTGRES_STORE_DEFAULTS, POSTGRES_URL, PostgresStoreOptions, createPool, resolvePostgresOptions, type ResolvedPostgresOptions } from "./connection.js";
-export { migratePostgres, quoteIdent } from "./schema.js";
+export { createTablesBeside, migratePostgres, quoteIdent } from "./schema.js";
 export { PostgresLedgerStore } from "./store.js";
 export { PostgresDashboardReader } from "./dashboard.js";

@@ -15,7 +15,7 @@
  * that keep a hand-edited row from being an impossible state: a quarantine
  * without its start, reason or actor, a negative count.
  */
-import type { PoolClient } from "pg";
+import type { Pool, PoolClient } from "pg";
 import { postgresDialect } from "../sql/dashboard-sql.js";
 import { LedgerUnavailableError } from "../errors.js";
 import { scriptCallsTable } from "../sql/script-calls-sql.js";
@@ -178,5 +178,28 @@ export async function migratePostgres(client: PoolClient, schema: string, where:
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
     throw error;
+  }
+}
+
+/**
+ * Tables that live beside the ledger in its schema (the capability store's,
+ * the tool library's): the ledger's schema brought up first (or refused, as
+ * migratePostgres says; `create` false refuses an empty one), then `ddl`
+ * (CREATE … IF NOT EXISTS) under the ledger's own advisory lock, so hosts
+ * starting together do not race.
+ */
+export async function createTablesBeside(pool: Pool, schema: string, where: string, ddl: string, create = true): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await migratePostgres(client, schema, where, create);
+    await client.query("BEGIN");
+    await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`corral-ledger:${schema}`]);
+    await client.query(ddl);
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
   }
 }
