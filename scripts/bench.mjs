@@ -23,6 +23,7 @@
 //   fetch ──────── a tool's fetch of a 127.0.0.1 page · Node's own fetch · the same host, no fetch
 //   payload ────── isolate heap per payload byte: fetch, ctx.fs, ctx.state at 1, 5 and 10 MiB
 //   code mode ──── 1,000 nested calls from one script · ToolIsolate.invoke · host.call
+//   library ────── 1,000 stored tools: start-up · tool_search (host.call, the index) · declarations
 //   profile ────── host under --cpu-prof · worker under --cpu-prof · guest runtime
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -47,6 +48,7 @@ const FULL = {
   fetch: { rounds: 5, n: 300 },
   payload: { repeats: 3 },
   codeMode: { rounds: 3, calls: 1_000 },
+  library: { tools: 1_000, queries: 300 },
   eventLoop: { rounds: 5, calls: 3_000, inFlight: 64 },
 };
 const QUICK = {
@@ -61,6 +63,7 @@ const QUICK = {
   fetch: { rounds: 1, n: 100 },
   payload: { repeats: 1 },
   codeMode: { rounds: 1, calls: 300 },
+  library: { tools: 1_000, queries: 100 },
   eventLoop: { rounds: 1, calls: 500, inFlight: 64 },
 };
 
@@ -107,6 +110,7 @@ async function main(config) {
   const { measureFetch } = await import("./bench/fetch.mjs");
   const { measurePayloads } = await import("./bench/payload.mjs");
   const { measureCodeMode } = await import("./bench/codemode.mjs");
+  const { measureLibrary } = await import("./bench/library.mjs");
   const { measureEventLoop } = await import("./bench/event-loop.mjs");
 
   const machine = describeMachine();
@@ -229,6 +233,8 @@ async function main(config) {
     results.telemetry = await measureTelemetry(config.telemetry);
     log("code mode: nested calls");
     results.codeMode = await measureCodeMode(tempDir, { ...config.codeMode, log });
+    log("library: 1,000 agent-written tools");
+    results.library = await measureLibrary(tempDir, { ...config.library, log });
     log("the host's event loop, per ledger");
     results.eventLoop = await measureEventLoop(tempDir, { ...config.eventLoop, log });
     log("profiles: host");

@@ -4,7 +4,7 @@
 import { writeFileSync } from "node:fs";
 import { us, ms, ratio, int, perCall, mdTable } from "./report-format.mjs";
 import { payloadSection } from "./payload.mjs";
-import { sporadicRows, targets, warmRows, throughputRows, coldRows, recoveryRows, bystanderRows, memoryRows, profileTables, eventLoopRows, codeModeRows, telemetryRows, fetchRows } from "./report-rows.mjs";
+import { sporadicRows, targets, warmRows, throughputRows, coldRows, recoveryRows, bystanderRows, memoryRows, profileTables, eventLoopRows, codeModeRows, libraryRows, telemetryRows, fetchRows } from "./report-rows.mjs";
 
 /** What the SQLite ledger adds to a warm call at p50 (default ledger against `store: false`); its records of ok calls are written behind the results. */
 function ledgerShare(deltaMs) {
@@ -147,6 +147,14 @@ ${mdTable(["ledger", "late by, p50", "p99", "max"], eventLoopRows(r))}`);
 One script (scripts/bench/codemode.mjs) calls word_count ${int(r.codeMode.calls)} times, one after another, warm in the script's worker and pre-authorized (the fast lane: each call runs inside the script's own entry; a line of the script's lane journal says it started, another holds its record as it ends, read by the host as the script runs); beside it in the same run, \`ToolIsolate.invoke\` of the same tool in this process, the same lane driven in this process without IPC, and ordinary \`host.call\`s. Every worker has run a script before the timed ones (the first script in a worker compiles the lane's code there), as the other contenders are timed warm. The guest's clock has 1 ms resolution, so the script times blocks of ${r.codeMode.block} calls. Besides the tool's entry, a lane call pays the script's own code between calls (in an isolate made fresh for the script, so its creation and warm-up are spread over its calls), its two journal lines (\`lane\`, then its record: a \`writeSync\` each), the envelope read, the answer's JSON and the record; docs/ARCHITECTURE.md (Code Mode, Cost) has the breakdown. Median of ${r.codeMode.rounds} rounds.
 
 ${mdTable(["case", "time", "÷ invoke", "÷ host.call"], codeModeRows(r))}`);
+  }
+
+  if (r.library !== undefined) {
+    sections.push(`## The library at ${int(r.library.tools)} agent-written tools
+
+scripts/bench/library.mjs seeds a library (the SQLite store beside the ledger) with ${int(r.library.tools)} tools of ten agents, one in a hundred \`direct\`, the rest \`deferred\`, then starts a host on it: every tool is listed from its stored manifest and none is compiled until its first call. tool_search runs through \`host.call\` (the whole call path, its ledger record included) with three-word queries; the BM25 index (src/registry/search.ts) is built once per change of the catalog, from terms kept per manifest, so a change of one tool rebuilds it without tokenizing the others.
+
+${mdTable(["case", "figure"], libraryRows(r))}`);
   }
 
   const hp = r.profile.host;

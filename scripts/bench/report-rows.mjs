@@ -59,6 +59,26 @@ export function targets(r) {
     ...(r.codeMode === undefined
       ? []
       : [{ name: "Code Mode: a nested call ≤ 2× ToolIsolate.invoke", figure: `${us(r.codeMode.nestedP50)} vs ${us(r.codeMode.invokeP50)} (${ratio(r.codeMode.nestedP50, r.codeMode.invokeP50)})`, met: r.codeMode.nestedP50 <= 2 * r.codeMode.invokeP50, why: () => codeModeReason(r) }]),
+    ...(r.library === undefined
+      ? []
+      : [
+          { name: `tool_search over ${int(r.library.tools)} library tools < 20 ms (p99, host.call)`, figure: `p50 ${ms(r.library.searchViaHost.p50, 2)}, p99 ${ms(r.library.searchViaHost.p99, 2)}; first after start-up ${ms(r.library.firstSearchMs)}`, met: r.library.searchViaHost.p99 < 20 },
+          { name: "the library adds only its direct tools to the declarations", figure: `${r.library.declared} declared (${int(r.library.declaredBytes)} B) of ${int(r.library.listed)} listed`, met: r.library.declared <= r.library.tools / 100 + 1 },
+        ]),
+  ];
+}
+
+/** The library at 1,000 tools: start-up, search, declarations. */
+export function libraryRows(r) {
+  const l = r.library;
+  return [
+    ["a host starts on the library (store read, every tool listed, none compiled)", ms(l.readyMs)],
+    ["tool_search through host.call, p50", ms(l.searchViaHost.p50, 2)],
+    ["tool_search through host.call, p99", ms(l.searchViaHost.p99, 2)],
+    ["the first tool_search after start-up (builds the index)", ms(l.firstSearchMs)],
+    ["the BM25 index alone: build, cold / after one tool changed", `${ms(l.indexBuildMs)} / ${ms(l.indexRebuildMs, 2)}`],
+    ["the BM25 index alone: a search, p50 / p99", `${ms(l.indexSearch.p50, 3)} / ${ms(l.indexSearch.p99, 3)}`],
+    ["declarations a model is sent by default", `${l.declared} tools, ${int(l.declaredBytes)} bytes (no library: ${l.bareDeclared}, ${int(l.bareDeclaredBytes)} bytes)`],
   ];
 }
 

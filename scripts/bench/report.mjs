@@ -4,7 +4,7 @@
 // each is met, and where the time goes. The rows both print are in
 // report-rows.mjs, the units and table layout in report-format.mjs.
 import { ms, int, perCall, textTable } from "./report-format.mjs";
-import { sporadicRows, targets, warmRows, throughputRows, coldRows, recoveryRows, bystanderRows, memoryRows, eventLoopRows, codeModeRows, telemetryRows, fetchRows } from "./report-rows.mjs";
+import { sporadicRows, targets, warmRows, throughputRows, coldRows, recoveryRows, bystanderRows, memoryRows, eventLoopRows, codeModeRows, libraryRows, telemetryRows, fetchRows } from "./report-rows.mjs";
 
 export { profileTables, targets } from "./report-rows.mjs";
 export { renderMarkdown, writeMarkdown } from "./report-markdown.mjs";
@@ -26,6 +26,7 @@ export function renderConsole(r) {
   if (r.telemetry !== undefined) out.push("", "OpenTelemetry hooks per call", textTable(["case", "cost", "share"], telemetryRows(r)));
   if (r.eventLoop !== undefined) out.push("", "The host's event loop during calls (a 1 ms timer, late by)", textTable(["ledger", "p50", "p99", "max"], eventLoopRows(r)));
   if (r.codeMode !== undefined) out.push("", "Code Mode nested calls", textTable(["case", "time", "÷ invoke", "÷ host.call"], codeModeRows(r)));
+  if (r.library !== undefined) out.push("", `The library at ${r.library.tools} agent-written tools`, textTable(["case", "figure"], libraryRows(r)));
   out.push("", "Targets", textTable(["target", "figure", "met"], targets(r).map((t) => [t.name, t.figure, t.met ? "yes" : "NO"])));
   const hp = r.profile.host;
   const wp = r.profile.worker;

@@ -28,11 +28,14 @@ export function words(text: string): string[] {
     .map(stem);
 }
 
-/** A light suffix stripper: plural and verb endings, never below three letters. */
+/** A light suffix stripper: plural and verb endings, never below three letters ("boxes" → box, "invoices" → invoice, "cities" → city). */
 function stem(word: string): string {
-  for (const suffix of ["ing", "ies", "es", "ed", "s"]) {
-    if (word.length - suffix.length >= 3 && word.endsWith(suffix) && !word.endsWith("ss")) return suffix === "ies" ? `${word.slice(0, -3)}y` : word.slice(0, -suffix.length);
-  }
+  if (word.length < 4 || word.endsWith("ss")) return word;
+  if (word.endsWith("ies")) return `${word.slice(0, -3)}y`;
+  if (/(s|x|z|ch|sh)es$/.test(word)) return word.slice(0, -2);
+  if (word.endsWith("ing") && word.length >= 6) return word.slice(0, -3);
+  if (word.endsWith("ed") && word.length >= 5) return word.slice(0, -2);
+  if (word.endsWith("s")) return word.slice(0, -1);
   return word;
 }
 
@@ -54,6 +57,27 @@ function parameterNames(schema: Record<string, unknown>): string[] {
 
 type Posting = { doc: number; tf: number };
 
+/**
+ * A manifest's weighted term frequencies, kept as long as the manifest
+ * lives: a catalog that changed by one tool rebuilds its index from these,
+ * tokenizing only the new tool.
+ */
+const TERMS = new WeakMap<object, Map<string, number>>();
+
+function termsOf(manifest: CatalogEntry["manifest"]): Map<string, number> {
+  let counts = TERMS.get(manifest);
+  if (counts !== undefined) return counts;
+  counts = new Map<string, number>();
+  const add = (text: string, weight: number) => {
+    for (const word of words(text)) counts.set(word, (counts.get(word) ?? 0) + weight);
+  };
+  add(manifest.name, FIELD_WEIGHTS.name);
+  add(parameterNames(manifest.inputSchema).join(" "), FIELD_WEIGHTS.parameters);
+  add(manifest.description, FIELD_WEIGHTS.description);
+  TERMS.set(manifest, counts);
+  return counts;
+}
+
 export class SearchIndex {
   readonly #entries: CatalogEntry[];
   readonly #postings = new Map<string, Posting[]>();
@@ -64,15 +88,8 @@ export class SearchIndex {
     this.#entries = entries;
     let total = 0;
     entries.forEach((entry, doc) => {
-      const counts = new Map<string, number>();
-      const add = (text: string, weight: number) => {
-        for (const word of words(text)) counts.set(word, (counts.get(word) ?? 0) + weight);
-      };
-      add(entry.manifest.name, FIELD_WEIGHTS.name);
-      add(parameterNames(entry.manifest.inputSchema).join(" "), FIELD_WEIGHTS.parameters);
-      add(entry.manifest.description, FIELD_WEIGHTS.description);
       let length = 0;
-      for (const [word, tf] of counts) {
+      for (const [word, tf] of termsOf(entry.manifest)) {
         length += tf;
         let list = this.#postings.get(word);
         if (list === undefined) this.#postings.set(word, (list = []));

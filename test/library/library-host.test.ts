@@ -142,3 +142,30 @@ describe("the library of agent-written tools", { timeout: 120_000 }, () => {
     });
   });
 });
+
+describe("tool_search over the library", { timeout: 120_000 }, () => {
+  it("finds an agent's deferred tools by what they do, and never a quarantined or retired one", async () => {
+    await withHosts(async (start) => {
+      const host = start({ createTool: { agent: "finder", exposure: "direct" } });
+      const deferred = (name: string, description: string) =>
+        `import { defineTool } from "corral"; import { z } from "zod";
+export default defineTool({ name: ${JSON.stringify(name)}, description: ${JSON.stringify(description)}, input: z.object({ text: z.string() }), effects: [], exposure: "deferred", run: () => ${JSON.stringify(name)} });`;
+      assert.ok((await host.author({ agent: "finder", code: deferred("csv_to_json", "Converts CSV text into JSON records") })).ok);
+      assert.ok((await host.author({ agent: "finder", code: deferred("invoice_total", "Adds up the lines of an invoice") })).ok);
+      assert.ok((await host.author({ agent: "other", code: deferred("csv_counter", "Counts rows of CSV text") })).ok);
+      const caller = (await import("../../src/index.js")).createCaller({ origin: "model" });
+      assert.ok(!host.declarations({ caller }).some((d) => d.name === "csv_to_json"), "a deferred tool is not declared by default");
+      const found = await host.call("tool_search", { query: "convert csv into json" }, { caller });
+      const tools = (found.ok ? (found.structured as { tools: { name: string }[] }).tools : []).map((t) => t.name);
+      assert.equal(tools[0], "csv_to_json", JSON.stringify(tools));
+      assert.ok(host.declarations({ caller }).some((d) => d.name === "csv_to_json"), "found, it is declared to that caller");
+      assert.equal(okOutput(await host.call("csv_to_json", { text: "a,b" }, { caller })), "csv_to_json");
+
+      await host.quarantine("agent:other", { reason: "test" });
+      await host.library.retire("invoice_total");
+      const after = await host.call("tool_search", { query: "csv invoice rows" }, { caller });
+      const offered = (after.ok ? (after.structured as { tools: { name: string }[] }).tools : []).map((t) => t.name);
+      assert.ok(!offered.includes("csv_counter") && !offered.includes("invoice_total"), `offered: ${offered.join(", ")}`);
+    });
+  });
+});
