@@ -23,7 +23,7 @@ import type { LoadResult } from "../host/types.js";
 import { checkManifestList, type Catalog, type CatalogEntry, type Manifest } from "../registry/index.js";
 import { contentHash, StoredModules } from "./stored-entry.js";
 import type { LibraryStore } from "./store.js";
-import type { Change, CurrentTool, Published, StoredTool, StoredVersion } from "./types.js";
+import { ContentHash, StoredTool, type Change, type CurrentTool, type Published, type StoredVersion } from "./types.js";
 
 export type LibraryLimits = { maxTools: number; maxSourceBytes: number };
 
@@ -89,6 +89,11 @@ export class ToolLibrary {
     const wanted = new Set<string>();
     const upserts: CatalogEntry[] = [];
     for (const row of rows) {
+      const { hash, manifestJson: _manifest, ...tool } = row;
+      if (!StoredTool.safeParse(tool).success || !ContentHash.safeParse(hash).success) {
+        this.#deps.logger.error({ event: "library_sync", tool: String(row.name).slice(0, 64) }, "a row of the tool library cannot be read (edited outside corral?); it is not served");
+        continue;
+      }
       const manifest = this.#manifestOf(row);
       if (manifest === undefined) continue;
       const owner = catalog.get(row.name)?.source;

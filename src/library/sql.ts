@@ -48,8 +48,14 @@ export function toolFromRow(row: ToolRow): StoredTool {
   return StoredTool.parse({ name: row.name, agent: row.agent, current: num(row.current), versions: num(row.versions), retiredAt: row.retired_at === null ? null : num(row.retired_at), updatedAt: num(row.updated_at) });
 }
 
+/**
+ * Not parsed here: one row edited into nonsense must not hide the others
+ * from a host's sync, which checks each row itself (library.ts) and skips a
+ * bad one with an error in the log.
+ */
 export function currentFromRow(row: CurrentRow): CurrentTool {
-  return { ...toolFromRow(row), hash: row.hash, manifestJson: row.manifest };
+  const retiredAt = row.retired_at === null ? null : num(row.retired_at);
+  return { name: row.name, agent: row.agent, current: num(row.current), versions: num(row.versions), retiredAt, updatedAt: num(row.updated_at), hash: row.hash, manifestJson: row.manifest };
 }
 
 export function versionFromRow(row: VersionRow): StoredVersion {

@@ -109,6 +109,10 @@ describe("the library of agent-written tools", { timeout: 120_000 }, () => {
       const db = new Database(file);
       db.prepare("UPDATE library_modules SET code = replace(code, 'honest', 'evil') WHERE code LIKE '%\"tampered\"%'").run();
       db.prepare("UPDATE library_versions SET manifest = replace(manifest, '\"effects\":[]', '\"effects\":[\"net_read\"]') WHERE name = 'relabelled'").run();
+      db.prepare("INSERT INTO library_tools (name, agent, current, retired_at, updated_at) VALUES ('garbled', 'writer', 1, NULL, 1)").run();
+      db.prepare("INSERT INTO library_versions (name, version, hash, manifest, caller, created_at) VALUES ('garbled', 1, ?, '{not json', NULL, 1)").run("0".repeat(64));
+      db.prepare("INSERT INTO library_tools (name, agent, current, retired_at, updated_at) VALUES ('bad agent row', 'not an agent id!', 1, NULL, 1)").run();
+      db.prepare("INSERT INTO library_versions (name, version, hash, manifest, caller, created_at) VALUES ('bad agent row', 1, 'xyz', '{}', NULL, 1)").run();
       db.close();
 
       const second = start();
@@ -119,6 +123,7 @@ describe("the library of agent-written tools", { timeout: 120_000 }, () => {
       const relabelled = await second.call("relabelled", {});
       assert.match(!relabelled.ok ? relabelled.error.message : "", /stored manifest does not match/);
       assert.equal(okOutput(await second.call("fine", {})), "still fine", "every other tool keeps working");
+      assert.equal(second.tools().some((tool) => tool.name === "garbled"), false, "a row whose manifest corral cannot use is not served");
       const report = await second.auditSource("agent:writer");
       assert.equal(report?.tools.find((tool) => tool.tool === "tampered")?.totals.outcomes.compile_error, 1, "the refusal is in the ledger");
     });

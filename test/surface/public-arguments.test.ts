@@ -104,6 +104,10 @@ describe("public arguments", { timeout: 170_000 }, () => {
         ["release", (h, a, b) => h.release(a as never, b as never)],
         ["audit", (h) => h.audit()],
         ["auditSource", (h, a) => h.auditSource(a as never)],
+        ["library.tools", (h, a) => h.library.tools(a as never)],
+        ["library.versions", (h, a) => h.library.versions(a as never)],
+        ["library.rollback", (h, a, b, c) => h.library.rollback(a as never, b as never, c as never)],
+        ["library.retire", (h, a, b) => h.library.retire(a as never, b as never)],
       ];
       for (const [name, invoke] of methods) {
         await fc.assert(
