@@ -8,7 +8,8 @@
  *
  * ```
  * GET  /api/overview?window=&offset=&search=   totals, the timeline of all sources, a page of sources (each with its timeline)
- * GET  /api/source?id=&window=&tools=&strikes=&events=   one source: state, tools, strikes, events (pages), its timeline
+ * GET  /api/source?id=&window=&tools=&strikes=&events=   one source: state, tools, strikes, events (pages), its timeline;
+ *                                              for agent:<id>, its tools in the library with their latest versions
  * GET  /api/version                            a counter that changes when anyone commits to the ledger (the page polls it)
  * POST /api/quarantine {source, reason, untilMs?}    POST /api/release {source, reason}
  * ```
@@ -17,6 +18,7 @@ import { z } from "zod";
 import { CorralError } from "../errors.js";
 import type { DashboardReader, Ledger } from "../ledger/index.js";
 import { SourceId } from "../ledger/types.js";
+import type { LibraryStore } from "../library/index.js";
 import type { ResolvedDashboardOptions } from "./options.js";
 
 /** The chart's windows: buckets small enough to see a burst, few enough to draw on a phone. */
@@ -36,6 +38,9 @@ const ReleaseBody = z.strictObject({ source: SourceId, reason: Reason });
 
 /** Details per page of a source: enough for a screen, bounded for a source with a long history. */
 const DETAIL_PAGE = 20;
+/** An agent's library tools, and versions per tool, an agent's page shows. */
+const LIBRARY_TOOLS = 100;
+const LIBRARY_VERSIONS = 10;
 
 export type ApiAnswer = { status: number; body: unknown };
 
@@ -49,11 +54,13 @@ export class DashboardApi {
   readonly #reader: DashboardReader;
   readonly #ledger: Ledger;
   readonly #options: ResolvedDashboardOptions;
+  readonly #library: LibraryStore | undefined;
 
-  constructor(reader: DashboardReader, ledger: Ledger, options: ResolvedDashboardOptions) {
+  constructor(reader: DashboardReader, ledger: Ledger, options: ResolvedDashboardOptions, library?: LibraryStore) {
     this.#reader = reader;
     this.#ledger = ledger;
     this.#options = options;
+    this.#library = library;
   }
 
   async handle(method: string, path: string, query: URLSearchParams, body: () => Promise<unknown>): Promise<ApiAnswer> {
@@ -100,7 +107,27 @@ export class DashboardApi {
     const detail = await this.#reader.sourceDetail(query.id, { now, tools: at(query.tools), strikes: at(query.strikes), events: at(query.events) });
     if (detail === null) throw new ApiError(404, "the ledger has no such source");
     const series = await this.#reader.timelines({ ...window, sources: [query.id] });
-    return { status: 200, body: { now, window: { name: query.window, ...window }, pageSize: DETAIL_PAGE, detail, timeline: series.get(query.id) ?? [] } };
+    const library = query.id.startsWith("agent:") ? await this.#libraryOf(query.id.slice("agent:".length)) : undefined;
+    return { status: 200, body: { now, window: { name: query.window, ...window }, pageSize: DETAIL_PAGE, detail, timeline: series.get(query.id) ?? [], ...(library === undefined ? {} : { library }) } };
+  }
+
+  /** An agent's tools in the library, each with its latest versions (their manifests' descriptions, never their source). */
+  async #libraryOf(agent: string) {
+    if (this.#library === undefined) return undefined;
+    const tools = await this.#library.tools(agent);
+    const shown = await Promise.all(
+      tools.slice(0, LIBRARY_TOOLS).map(async (tool) => ({
+        ...tool,
+        latest: (await this.#library?.versions(tool.name) ?? []).slice(0, LIBRARY_VERSIONS).map((version) => ({
+          version: version.version,
+          createdAt: version.createdAt,
+          caller: version.caller,
+          hash: version.hash,
+          description: descriptionOf(version.manifestJson),
+        })),
+      })),
+    );
+    return { total: tools.length, tools: shown };
   }
 
   async #quarantine(body: z.infer<typeof QuarantineBody>): Promise<ApiAnswer> {
@@ -111,6 +138,15 @@ export class DashboardApi {
   async #release(body: z.infer<typeof ReleaseBody>): Promise<ApiAnswer> {
     const change = await this.#ledger.release(body.source, { reason: body.reason, actor: this.#options.actor });
     return { status: 200, body: change };
+  }
+}
+
+function descriptionOf(manifestJson: string): string {
+  try {
+    const description = (JSON.parse(manifestJson) as { description?: unknown }).description;
+    return typeof description === "string" ? description.slice(0, 300) : "";
+  } catch {
+    return "(a manifest corral cannot read)";
   }
 }
 

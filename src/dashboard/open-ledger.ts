@@ -14,8 +14,10 @@
  */
 import { checkLedgerFile, Ledger, PostgresDashboardReader, PostgresLedgerStore, SqliteDashboardReader, type DashboardReader } from "../ledger/index.js";
 import { POSTGRES_URL } from "../ledger/postgres/index.js";
+import { PostgresLibraryStore, SqliteLibraryStore, type LibraryStore } from "../library/index.js";
 
-export type OpenedLedger = { ledger: Ledger; reader: DashboardReader };
+/** `library`: the agents' tools beside the ledger (an agent's page lists them and their versions). */
+export type OpenedLedger = { ledger: Ledger; reader: DashboardReader; library: LibraryStore };
 
 export async function openDashboardLedger(where: string): Promise<OpenedLedger> {
   if (POSTGRES_URL.test(where)) {
@@ -24,18 +26,21 @@ export async function openDashboardLedger(where: string): Promise<OpenedLedger> 
     return withReader(ledger, async () => {
       await store.ready();
       return PostgresDashboardReader.open({ url: where });
-    });
+    }, () => new PostgresLibraryStore(where, { createSchema: false }));
   }
   checkLedgerFile(where);
   // The Ledger first: it migrates an older ledger to the schema the reader needs.
-  return withReader(new Ledger({ store: where }), async () => new SqliteDashboardReader(where));
+  return withReader(new Ledger({ store: where }), async () => new SqliteDashboardReader(where), () => new SqliteLibraryStore(where));
 }
 
 /** The reader opened after `ledger`, or the ledger closed again if it cannot be. */
-async function withReader(ledger: Ledger, open: () => Promise<DashboardReader>): Promise<OpenedLedger> {
+async function withReader(ledger: Ledger, open: () => Promise<DashboardReader>, openLibrary: () => LibraryStore): Promise<OpenedLedger> {
+  let reader: DashboardReader | undefined;
   try {
-    return { ledger, reader: await open() };
+    reader = await open();
+    return { ledger, reader, library: openLibrary() };
   } catch (error) {
+    await reader?.close();
     await ledger.close();
     throw error;
   }

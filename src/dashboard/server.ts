@@ -42,8 +42,8 @@ export type Dashboard = {
 export async function createDashboard(options: DashboardOptions): Promise<Dashboard> {
   const resolved = resolveDashboardOptions(options);
   const assets = loadAssets();
-  const { ledger, reader } = await openDashboardLedger(resolved.ledger);
-  const api = new DashboardApi(reader, ledger, resolved);
+  const { ledger, reader, library } = await openDashboardLedger(resolved.ledger);
+  const api = new DashboardApi(reader, ledger, resolved, library);
   let guard: Guard | undefined;
   const server = createServer((request, response) => {
     // The guard knows the port only once listening: a request before then is early.
@@ -60,14 +60,14 @@ export async function createDashboard(options: DashboardOptions): Promise<Dashbo
       server.listen(resolved.port, "127.0.0.1", () => resolve());
     });
   } catch (error) {
-    await reader.close();
+    await Promise.all([reader.close(), library.close()]);
     await ledger.close();
     throw error;
   }
   const port = (server.address() as AddressInfo).port;
   guard = new Guard(port, resolved.token);
   return new RunningDashboard(server, port, resolved.token, async () => {
-    await reader.close();
+    await Promise.all([reader.close(), library.close()]);
     await ledger.close();
   });
 }

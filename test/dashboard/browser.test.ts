@@ -127,11 +127,16 @@ function browserSuite(kind: string, ledgerIn: (dir: string) => string): void {
     it("quarantines a source from the page, asking for a reason; a host sharing the ledger then refuses its tools", async () => {
       await withHost(
         async (host) => {
+          assert.ok((await host.author({ agent: "victim", code: toolSource({ name: "victim_tool", run: "return 'first';" }) })).ok);
           assert.ok((await host.author({ agent: "victim", code: toolSource({ name: "victim_tool", run: "return 'ran';" }) })).ok);
           assert.equal((await host.call("victim_tool", {})).ok, true);
           const page = await open();
           try {
             await page.locator('#sources tbody tr[data-source="agent:victim"]').click();
+            // The agent's page lists its tools in the library and their versions.
+            assert.match((await page.locator('#detail tr[data-library-tool="victim_tool"]').textContent()) ?? "", /victim_tool\s*v2\s*2\s*live/);
+            assert.equal(await page.locator('#detail tr[data-library-version^="victim_tool@"]').count(), 2);
+            assert.match((await page.locator('#detail tr[data-library-version="victim_tool@2"]').textContent()) ?? "", /▸ v2[0-9a-f]{12}program/);
             await page.locator('#detail [data-action="quarantine"]').click();
             await page.locator("#ask-ok").click();
             assert.equal(await page.locator("#ask-error").textContent(), "A reason is required.");

@@ -2,6 +2,7 @@
 // ids, tool names, messages, reasons, actors) is untrusted: it only ever goes
 // into textContent or an attribute set with setAttribute, never into markup.
 import { barChart, sparkline } from "/chart.js";
+import { libraryPanel } from "/library.js";
 
 const state = { token: "", window: "hour", offset: 0, search: "", selected: null, detailPages: { tools: 0, strikes: 0, events: 0 }, version: null, overview: null, pollMs: 2000 };
 
@@ -177,6 +178,7 @@ function renderDetail(data) {
     ]),
     el("h3", { text: "Strike timeline" }), chart,
     el("h3", { text: `Tools (${detail.tools.total})` }), tools, pageControls("tools", detail.tools, pageSize),
+    ...(libraryPanel(data.library, { el, when }) ?? []),
     el("h3", { text: `Recent strikes (${detail.strikes.total} kept)` }), strikes, pageControls("strikes", detail.strikes, pageSize),
     el("h3", { text: `State changes (${detail.events.total})` }), events, pageControls("events", detail.events, pageSize),
   ];
