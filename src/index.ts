@@ -22,6 +22,9 @@ export {
 export { Caller, createCaller, CallerOptions, CALLER_ORIGINS, type CallerOrigin } from "./registry/index.js";
 export { HostOptions, HOST_DEFAULTS } from "./options.js";
 
+// The library of agent-written tools (host.library; its stores, for programs that open one alone)
+export { MemoryLibraryStore, SqliteLibraryStore, PostgresLibraryStore, type LibraryStore, type HostLibrary, type LibraryTool, type LibraryVersion } from "./library/index.js";
+
 // corral.json: the CLI's config, createHost's options as data (docs/config.md)
 export { CorralConfig, CONFIG_FILE_NAME, configJsonSchema, findConfigFile, readConfig, type ConfigHostOptions, type ConfigIssue, type LoadedConfig } from "./config/index.js";
 

@@ -98,7 +98,7 @@ describe("the packed package in a fresh project", { timeout: 600_000 }, () => {
 });
 
 const PUBLIC_API_USE = `
-import { bundledPluginsDir, createHost, defineTool, type ToolResult } from "corral";
+import { bundledPluginsDir, createHost, defineTool, type LibraryTool, type LibraryVersion, type ToolResult } from "corral";
 import { createMcpServer } from "corral/mcp";
 import { aiTools } from "corral/ai";
 import { openaiTools } from "corral/openai";
@@ -118,6 +118,9 @@ await host.loadDirectory(bundledPluginsDir);
 const result: ToolResult = await host.call("text_stats", { text: "a b" });
 if (result.ok) console.log(result.output);
 else console.log(result.error.kind);
+const versions: LibraryVersion[] = await host.library.versions("text_stats");
+const kept: LibraryTool[] = await host.library.tools({ agent: "someone" });
+console.log(versions.length, kept.map((tool) => tool.current));
 const server = createMcpServer(host);
 void aiTools;
 void openaiTools;
