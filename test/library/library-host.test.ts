@@ -65,6 +65,19 @@ describe("the library of agent-written tools", { timeout: 120_000 }, () => {
     });
   });
 
+  it("lets a Code Mode script of a restarted host call a stored tool it has not loaded yet", async () => {
+    await withHosts(async (start) => {
+      const first = start();
+      assert.ok((await first.author({ agent: "writer", code: toolSource({ name: "double", input: "z.object({ n: z.number() })", run: "return input.n * 2;" }) })).ok);
+      await first.close();
+      const second = start({ codeMode: {} });
+      await second.library.ready();
+      const { createCaller } = await import("../../src/index.js");
+      const script = await second.call("run_code", { code: "const a = await tools.double({ n: 4 }); const b = await tools.double({ n: a }); return a + b;" }, { caller: createCaller({ id: "script-caller" }) });
+      assert.equal(script.ok && script.structured, 24, JSON.stringify(script));
+    });
+  });
+
   it("versions a name, rolls it back and retires it on every host of the store", async () => {
     await withHosts(async (start) => {
       const one = start();
