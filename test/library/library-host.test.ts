@@ -89,22 +89,23 @@ describe("the library of agent-written tools", { timeout: 120_000 }, () => {
       assert.equal(okOutput(await one.call("versioned", {})), "second");
       assert.deepEqual((await one.library.versions("versioned")).map((v) => v.version), [2, 1]);
 
-      await until(() => two.tools().some((tool) => tool.name === "versioned"), 5_000, "the other host sees the new tool");
+      await until(() => two.tools().some((tool) => tool.name === "versioned"), 10_000, "the other host sees the new tool");
       assert.equal(okOutput(await two.call("versioned", {})), "second");
 
       const back = await two.library.rollback("versioned", 1);
       assert.equal(back.current, 1);
       assert.equal(okOutput(await two.call("versioned", {})), "first", "rolled back where it was asked");
       let answer: unknown;
-      await until(() => {
-        void one.call("versioned", {}).then((result) => (answer = result.ok ? result.output : undefined));
-        return answer === "first";
-      }, 5_000, "the rollback reaches the other host");
+      for (const end = Date.now() + 10_000; answer !== "first" && Date.now() < end; await new Promise((resolve) => setTimeout(resolve, 25))) {
+        const result = await one.call("versioned", {});
+        answer = result.ok ? result.output : `${result.error.kind}: ${result.error.message}`;
+      }
+      assert.equal(answer, "first", "the rollback reaches the other host");
 
       await one.library.retire("versioned");
       const refused = await one.call("versioned", {});
       assert.equal(!refused.ok && refused.error.kind, "unknown_tool", "a retired tool is not callable");
-      await until(() => !two.tools().some((tool) => tool.name === "versioned"), 5_000, "the retirement reaches the other host");
+      await until(() => !two.tools().some((tool) => tool.name === "versioned"), 10_000, "the retirement reaches the other host");
       const listed = await two.library.tools({ agent: "writer" });
       assert.ok(listed.find((tool) => tool.name === "versioned")?.retiredAt !== null, "its record is kept");
       await assert.rejects(() => one.library.rollback("versioned", 7), /no version 7/);
