@@ -44,6 +44,8 @@ const FERAL_WAKE = lent("__corral_wake");
 const FERAL_DONE = lent("__corral_done");
 const FERAL_RANDOM = lent("__corral_random");
 const FERAL_LOAD_URL = lent("__corral_load_url");
+const FERAL_ENCODING = lent("__corral_encoding");
+const FERAL_DECODE = lent("__corral_decode");
 const FERAL_CAPABILITY = lent("__corral_capability");
 
 function lent<K extends keyof GuestLent>(name: K): GuestLent[K] {
@@ -68,7 +70,13 @@ function defineGlobal(name: string, value: unknown): void {
 for (const name of I.ObjectKeys(timers.globals)) defineGlobal(name, (timers.globals as Record<string, unknown>)[name]);
 defineGlobal("console", guestConsole.console);
 // URL, TextEncoder, crypto (random bytes from the worker's CSPRNG), fetch's classes ...
-installWebGlobals(globalObject, { random: (count) => FERAL_RANDOM(count), loadUrl: () => FERAL_LOAD_URL() });
+// reportError's uncancelled errors go to the tool's console as "Uncaught <name>: <message>" (describeThrown reads them safely).
+installWebGlobals(globalObject, {
+  random: (count) => FERAL_RANDOM(count),
+  loadUrl: () => FERAL_LOAD_URL(),
+  decode: { encoding: (label) => FERAL_ENCODING(label), decode: (handle, encoding, flags, bytes, stream) => FERAL_DECODE(handle, encoding, flags, bytes, stream) },
+  reportToConsole: (error) => guestConsole.console.error(`Uncaught ${describeThrown(error).message}`),
+});
 // WebAssembly.compile/instantiate from the synchronous constructors: the engine's own never settle in an isolate (wasm.ts).
 installWasm(globalObject);
 // Atomics.waitAsync settles from a posted task too, and one with a timeout aborts the worker (atomics.ts).

@@ -59,6 +59,10 @@ export type GuestLent = {
   __corral_done: (seq: number) => void;
   /** `count` bytes from the worker's CSPRNG as a binary string (crypto.getRandomValues, randomUUID). */
   __corral_random: (count: number) => string;
+  /** TextDecoder's encodings beyond UTF-8: a label's encoding name, or "" (sandbox/guest/web/encodings.ts). */
+  __corral_encoding: (label: string) => string;
+  /** Decodes one chunk (an ArrayBuffer copy) of decoder `handle`: its text, or an error code. */
+  __corral_decode: (handle: number, encoding: string, flags: number, bytes: ArrayBuffer, stream: boolean) => string | number;
   /** Runs the URL script (whatwg-url) in this context once, leaving its exports under `__corral_url_module`. */
   __corral_load_url: () => void;
   /** Sends capability request `seq` (JSON text, and its payload if it has one) to the host (fire-and-forget; the answer comes through `capability`). */

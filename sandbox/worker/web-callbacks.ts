@@ -10,11 +10,14 @@
  *   the guest's own call (isolated-vm allows a nested sync run), under the
  *   isolate's memory limit; it has no timeout of its own, as the script is
  *   ours and runs no tool code.
+ * - `__corral_encoding(label)` / `__corral_decode(...)`: TextDecoder's
+ *   encodings beyond UTF-8, from this process's Node (./text-decode-bridge.ts).
  */
 import { randomBytes } from "node:crypto";
 import type IsolatedVM from "isolated-vm-types";
 import { ivm } from "./load-isolated-vm.js";
 import { compileUrlScript } from "./runtime-script.js";
+import { createDecodeCallbacks } from "./text-decode-bridge.js";
 
 const MAX_RANDOM_BYTES = 65536;
 
@@ -24,6 +27,9 @@ export function lendWebCallbacks(isolate: IsolatedVM.Isolate, context: IsolatedV
     "__corral_random",
     new ivm.Callback((count: unknown) => randomBytes(Math.min(Math.max(1, Number(count) | 0), MAX_RANDOM_BYTES)).toString("latin1")),
   );
+  const decoding = createDecodeCallbacks();
+  lend("__corral_encoding", new ivm.Callback(decoding.encoding));
+  lend("__corral_decode", new ivm.Callback(decoding.decode));
   let loaded = false;
   lend(
     "__corral_load_url",

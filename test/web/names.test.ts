@@ -20,7 +20,8 @@ const ENGINE_GLOBALS = (runInNewContext("Object.getOwnPropertyNames(globalThis)"
 /** Runs inside the tool: every own string key of globalThis, read (a lazy global builds), and its members. */
 const ENUMERATE = `
   const wrong = [];
-  const seen = new Set();
+  // The global object's own keys are checked as globals (below), not again as members of \`self\`.
+  const seen = new Set([globalThis]);
   const check = (where, key, expected, fn) => { if (typeof fn === "function" && fn.name !== expected) wrong.push(where + key + ": " + JSON.stringify(fn.name)); };
   const members = (where, object) => {
     if (object === null || (typeof object !== "object" && typeof object !== "function") || seen.has(object)) return;

@@ -20,6 +20,8 @@ import type { RandomSource } from "./crypto.js";
 import { createPerformance } from "./performance.js";
 import { loadUrl, type UrlLoader } from "./url.js";
 import { nameFunction } from "../standard-names.js";
+import { createNavigator } from "./navigator.js";
+import { setDecodeBridge, type DecodeBridge } from "./encodings.js";
 
 const FERAL_DEFINE_PROPERTY = Object.defineProperty;
 
@@ -28,6 +30,10 @@ export type WebGlobalsOptions = {
   random: RandomSource;
   /** Runs the URL script (whatwg-url) in this context, on first use. */
   loadUrl: UrlLoader;
+  /** The worker's TextDecoder for encodings beyond UTF-8. */
+  decode: DecodeBridge;
+  /** Where reportError (and a throwing event listener) writes an error no "error" listener cancelled: the tool's console. */
+  reportToConsole: (error: unknown) => void;
 };
 
 function defineValue(target: object, name: string, value: unknown): void {
@@ -70,17 +76,37 @@ function defineLazy(target: object, names: readonly string[], build: () => Recor
   }
 }
 
+const EVENT_GLOBALS = [
+  "Event",
+  "EventTarget",
+  "CustomEvent",
+  "ErrorEvent",
+  "AbortController",
+  "AbortSignal",
+  "addEventListener",
+  "removeEventListener",
+  "dispatchEvent",
+  "reportError",
+];
+
 export function installWebGlobals(target: object, options: WebGlobalsOptions): void {
   installValue(target, "atob", atob);
   installValue(target, "btoa", btoa);
   installValue(target, "TextEncoder", TextEncoder);
+  setDecodeBridge(options.decode);
   installValue(target, "TextDecoder", TextDecoder);
   installValue(target, "DOMException", DOMException);
   defineLazy(target, ["performance"], () => ({ performance: createPerformance() }));
   defineLazy(target, ["crypto"], () => ({ crypto: (require("./crypto.js") as typeof import("./crypto.js")).createCrypto(options.random) }));
   defineLazy(target, ["URL", "URLSearchParams"], () => loadUrl(options.loadUrl));
   defineLazy(target, ["structuredClone"], () => require("./clone.js") as Record<string, unknown>);
-  defineLazy(target, ["Event", "EventTarget", "AbortController", "AbortSignal"], () => require("./abort.js") as Record<string, unknown>);
+  // WinterTC: `self` is the global object; `navigator.userAgent` names the runtime.
+  defineValue(target, "self", target);
+  defineLazy(target, ["navigator"], () => ({ navigator: createNavigator() }));
+  defineLazy(target, EVENT_GLOBALS, () => {
+    const events = require("./events.js") as typeof import("./events.js");
+    return { ...events, ...events.createGlobalEvents(options.reportToConsole), ...(require("./abort.js") as object) };
+  });
   defineLazy(target, ["Headers", "Request", "Response"], () => ({
     ...(require("./headers.js") as object),
     ...(require("./request.js") as object),

@@ -4,11 +4,11 @@
  * standard: lone surrogates encode as U+FFFD; the decoder replaces each
  * maximal ill-formed subsequence with one U+FFFD (or throws when `fatal`),
  * drops a leading BOM unless `ignoreBOM`, and keeps a partial sequence
- * between `{ stream: true }` calls. Only UTF-8 labels are accepted (the
- * issue asks for UTF-8 at least; other encodings throw a RangeError).
+ * between `{ stream: true }` calls. The standard's other encodings are
+ * decoded through ./encodings.ts (labels resolved as the standard says).
  */
+import { LegacyDecoder, resolveEncoding } from "./encodings.js";
 
-const UTF8_LABELS = new Set(["utf-8", "utf8", "unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "x-unicode20utf8"]);
 const REPLACEMENT = 0xfffd;
 /** The longest run of ASCII turned into one string at once. */
 const ASCII_RUN = 16384;
@@ -95,6 +95,8 @@ export class TextEncoder {
 export class TextDecoder {
   readonly #fatal: boolean;
   readonly #ignoreBOM: boolean;
+  readonly #encoding: string;
+  readonly #legacy: LegacyDecoder | undefined;
   // The decoder's state between streamed chunks.
   #needed = 0;
   #seen = 0;
@@ -104,13 +106,18 @@ export class TextDecoder {
   #bomSeen = false;
 
   constructor(label: unknown = "utf-8", options: { fatal?: boolean; ignoreBOM?: boolean } = {}) {
-    const name = String(label).trim().toLowerCase();
-    if (!UTF8_LABELS.has(name)) throw new RangeError(`The "${String(label)}" encoding is not supported`);
+    const encoding = resolveEncoding(String(label));
+    if (encoding === undefined) throw new RangeError(`The "${String(label)}" encoding is not supported`);
+    if (options !== undefined && options !== null && typeof options !== "object" && typeof options !== "function") {
+      throw new TypeError('The "options" argument must be of type object');
+    }
+    this.#encoding = encoding;
     this.#fatal = Boolean(options?.fatal);
     this.#ignoreBOM = Boolean(options?.ignoreBOM);
+    this.#legacy = encoding === "utf-8" ? undefined : new LegacyDecoder(encoding, this.#fatal, this.#ignoreBOM);
   }
   get encoding(): string {
-    return "utf-8";
+    return this.#encoding;
   }
   get fatal(): boolean {
     return this.#fatal;
@@ -122,6 +129,7 @@ export class TextDecoder {
   decode(input?: unknown, options: { stream?: boolean } = {}): string {
     const bytes = input === undefined ? new Uint8Array(0) : bytesOf(input);
     const stream = Boolean(options?.stream);
+    if (this.#legacy !== undefined) return this.#legacy.decode(bytes, stream);
     const units: number[] = [];
     let out = "";
     const flush = () => {

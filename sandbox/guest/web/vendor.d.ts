@@ -10,5 +10,10 @@ declare module "whatwg-url" {
 // event-target-shim ships typings its package.json "exports" does not reach under NodeNext.
 declare module "event-target-shim" {
   export const Event: typeof globalThis.Event;
+  export type Event = globalThis.Event;
   export const EventTarget: typeof globalThis.EventTarget;
+  export type EventTarget = globalThis.EventTarget;
+  export function setErrorHandler(handler: ((error: Error) => void) | undefined): void;
+  export function getEventAttributeValue(target: object, type: string): unknown;
+  export function setEventAttributeValue(target: object, type: string, callback: unknown): void;
 }
