@@ -93,6 +93,12 @@ await esbuild.build({
   entryPoints: [join(root, "sandbox/guest/web/url-bundle.ts")],
   outfile: join(root, "dist/sandbox/guest/web-url.bundle.js"),
 });
+// web-streams-polyfill, run in a tool's context only when it first uses a stream (see sandbox/guest/web/streams-bundle.ts).
+await esbuild.build({
+  ...isolateScriptOptions("streamsModule"),
+  entryPoints: [join(root, "sandbox/guest/web/streams-bundle.ts")],
+  outfile: join(root, "dist/sandbox/guest/web-streams.bundle.js"),
+});
 
 // corral.json's JSON Schema, made from the one zod schema (src/config/schema.ts), at the
 // package root so a config can say "$schema": "./node_modules/corral/corral.schema.json".

@@ -44,6 +44,7 @@ const FERAL_WAKE = lent("__corral_wake");
 const FERAL_DONE = lent("__corral_done");
 const FERAL_RANDOM = lent("__corral_random");
 const FERAL_LOAD_URL = lent("__corral_load_url");
+const FERAL_LOAD_STREAMS = lent("__corral_load_streams");
 const FERAL_ENCODING = lent("__corral_encoding");
 const FERAL_DECODE = lent("__corral_decode");
 const FERAL_CAPABILITY = lent("__corral_capability");
@@ -74,6 +75,7 @@ defineGlobal("console", guestConsole.console);
 installWebGlobals(globalObject, {
   random: (count) => FERAL_RANDOM(count),
   loadUrl: () => FERAL_LOAD_URL(),
+  loadStreams: () => FERAL_LOAD_STREAMS(),
   decode: { encoding: (label) => FERAL_ENCODING(label), decode: (handle, encoding, flags, bytes, stream) => FERAL_DECODE(handle, encoding, flags, bytes, stream) },
   reportToConsole: (error) => guestConsole.console.error(`Uncaught ${describeThrown(error).message}`),
 });

@@ -65,6 +65,8 @@ export type GuestLent = {
   __corral_decode: (handle: number, encoding: string, flags: number, bytes: ArrayBuffer, stream: boolean) => string | number;
   /** Runs the URL script (whatwg-url) in this context once, leaving its exports under `__corral_url_module`. */
   __corral_load_url: () => void;
+  /** Runs the streams script (web-streams-polyfill) in this context once, leaving its exports under `__corral_streams_module`. */
+  __corral_load_streams: () => void;
   /** Sends capability request `seq` (JSON text, and its payload if it has one) to the host (fire-and-forget; the answer comes through `capability`). */
   __corral_capability: (seq: number, requestJson: string, payload?: GuestPayload) => void;
 };

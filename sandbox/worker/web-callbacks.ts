@@ -10,13 +10,16 @@
  *   the guest's own call (isolated-vm allows a nested sync run), under the
  *   isolate's memory limit; it has no timeout of its own, as the script is
  *   ours and runs no tool code.
+ * - `__corral_load_streams()`: the same for the streams script
+ *   (web-streams-polyfill), under `__corral_streams_module`, on a tool's
+ *   first use of a stream class (or of a body's stream).
  * - `__corral_encoding(label)` / `__corral_decode(...)`: TextDecoder's
  *   encodings beyond UTF-8, from this process's Node (./text-decode-bridge.ts).
  */
 import { randomBytes } from "node:crypto";
 import type IsolatedVM from "isolated-vm-types";
 import { ivm } from "./load-isolated-vm.js";
-import { compileUrlScript } from "./runtime-script.js";
+import { compileStreamsScript, compileUrlScript } from "./runtime-script.js";
 import { createDecodeCallbacks } from "./text-decode-bridge.js";
 
 const MAX_RANDOM_BYTES = 65536;
@@ -30,20 +33,23 @@ export function lendWebCallbacks(isolate: IsolatedVM.Isolate, context: IsolatedV
   const decoding = createDecodeCallbacks();
   lend("__corral_encoding", new ivm.Callback(decoding.encoding));
   lend("__corral_decode", new ivm.Callback(decoding.decode));
+  lend("__corral_load_url", scriptLoader(isolate, context, compileUrlScript, "__corral_url_module"));
+  lend("__corral_load_streams", scriptLoader(isolate, context, compileStreamsScript, "__corral_streams_module"));
+}
+
+/** A callback that runs one of our scripts in `context` once, leaving its exports under `slot` for the runtime to take. */
+function scriptLoader(isolate: IsolatedVM.Isolate, context: IsolatedVM.Context, compile: (isolate: IsolatedVM.Isolate) => IsolatedVM.Script, slot: string): IsolatedVM.Callback {
   let loaded = false;
-  lend(
-    "__corral_load_url",
-    new ivm.Callback(() => {
-      if (loaded) return;
-      loaded = true;
-      const script = compileUrlScript(isolate);
-      try {
-        const exports = script.runSync(context, { reference: true }) as IsolatedVM.Reference<unknown>;
-        context.global.setSync("__corral_url_module", exports.derefInto());
-        exports.release();
-      } finally {
-        script.release();
-      }
-    }),
-  );
+  return new ivm.Callback(() => {
+    if (loaded) return;
+    loaded = true;
+    const script = compile(isolate);
+    try {
+      const exports = script.runSync(context, { reference: true }) as IsolatedVM.Reference<unknown>;
+      context.global.setSync(slot, exports.derefInto());
+      exports.release();
+    } finally {
+      script.release();
+    }
+  });
 }

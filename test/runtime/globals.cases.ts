@@ -71,4 +71,9 @@ export const GLOBAL_CASES: Record<string, { body: string; expect: Answer }> = {
     body: `const bytes = new Uint8Array(3 * 1024 * 1024 + 2); bytes[0] = 0x41; for (let i = 1; i + 1 < bytes.length; i += 2) { bytes[i] = 0x82; bytes[i + 1] = 0xa0; } bytes[bytes.length - 1] = 0x42; const text = new TextDecoder("shift_jis").decode(bytes); return [text.length, text.slice(0, 2), text.slice(-2), text.includes("\ufffd")];`,
     expect: v([1572866, "Aあ", "あB", false]),
   },
+  // File API: "native" endings turn CRLF and a lone CR into LF (Node 20 leaves the lone CR).
+  "Blob endings": {
+    body: `return [await new Blob(["a\\r\\nb\\rc\\nd"], { endings: "native" }).text(), await new Blob(["a\\r\\nb"]).text()];`,
+    expect: v(["a\nb\nc\nd", "a\r\nb"]),
+  },
 };

@@ -25,7 +25,7 @@ export function createFetch(client: CapabilityClient) {
     const request = new Request(input as string, init as never);
     const signal = request.signal as AbortLike | null;
     if (signal?.aborted === true) throw signal.reason;
-    const body = request.bodyBytes();
+    const body = await request.bodyForFetch();
     const pending = client.exchange(
       {
         kind: "fetch",

@@ -22,6 +22,7 @@ import { loadUrl, type UrlLoader } from "./url.js";
 import { nameFunction } from "../standard-names.js";
 import { createNavigator } from "./navigator.js";
 import { setDecodeBridge, type DecodeBridge } from "./encodings.js";
+import { setStreamsLoader, STREAM_GLOBALS, webStreams, type StreamsLoader } from "./streams.js";
 
 const FERAL_DEFINE_PROPERTY = Object.defineProperty;
 
@@ -30,6 +31,8 @@ export type WebGlobalsOptions = {
   random: RandomSource;
   /** Runs the URL script (whatwg-url) in this context, on first use. */
   loadUrl: UrlLoader;
+  /** Runs the streams script (web-streams-polyfill) in this context, on first use. */
+  loadStreams: StreamsLoader;
   /** The worker's TextDecoder for encodings beyond UTF-8. */
   decode: DecodeBridge;
   /** Where reportError (and a throwing event listener) writes an error no "error" listener cancelled: the tool's console. */
@@ -94,6 +97,7 @@ export function installWebGlobals(target: object, options: WebGlobalsOptions): v
   installValue(target, "btoa", btoa);
   installValue(target, "TextEncoder", TextEncoder);
   setDecodeBridge(options.decode);
+  setStreamsLoader(options.loadStreams);
   installValue(target, "TextDecoder", TextDecoder);
   installValue(target, "DOMException", DOMException);
   defineLazy(target, ["performance"], () => ({ performance: createPerformance() }));
@@ -107,6 +111,9 @@ export function installWebGlobals(target: object, options: WebGlobalsOptions): v
     const events = require("./events.js") as typeof import("./events.js");
     return { ...events, ...events.createGlobalEvents(options.reportToConsole), ...(require("./abort.js") as object) };
   });
+  defineLazy(target, STREAM_GLOBALS, () => ({ ...webStreams() }));
+  defineLazy(target, ["TextEncoderStream", "TextDecoderStream"], () => require("./text-streams.js") as Record<string, unknown>);
+  defineLazy(target, ["Blob", "File", "FormData"], () => ({ ...(require("./blob.js") as object), ...(require("./form-data.js") as object) }));
   defineLazy(target, ["Headers", "Request", "Response"], () => ({
     ...(require("./headers.js") as object),
     ...(require("./request.js") as object),

@@ -1,9 +1,9 @@
 /**
  * @module sandbox/guest/web/request
- * `Request` after the Fetch standard (bodies held in memory). Its URL must
+ * `Request` after the Fetch standard (see ./body.ts for bodies). Its URL must
  * be absolute: a tool has no document to resolve against.
  */
-import { Body, extractBody, type BodyInit } from "./body.js";
+import { Body, extractBody, type BodyInit, type BodySource } from "./body.js";
 import { Headers, type HeadersInit } from "./headers.js";
 import { intrinsics as I } from "../intrinsics.js";
 
@@ -17,6 +17,7 @@ export type RequestInit = {
   body?: BodyInit;
   redirect?: "follow" | "error" | "manual";
   signal?: unknown;
+  duplex?: "half";
 };
 
 function normaliseMethod(method: unknown): string {
@@ -53,18 +54,20 @@ export class Request extends Body {
     if (redirect !== "follow" && redirect !== "error" && redirect !== "manual") throw new TypeError(`Invalid redirect mode: ${String(redirect)}`);
     this.#redirect = redirect;
     this.#signal = init.signal ?? source?.signal ?? null;
-    let bytes: Uint8Array | null = null;
+    let body: BodySource = { bytes: null, stream: null };
     if (init.body !== undefined && init.body !== null) {
       if (this.#method === "GET" || this.#method === "HEAD") throw new TypeError("Request with GET/HEAD method cannot have body.");
       const extracted = extractBody(init.body);
-      bytes = extracted.bytes;
+      if (extracted.stream !== null && init.duplex !== "half") throw new TypeError("RequestInit: duplex option is required when sending a body.");
+      body = extracted;
       if (extracted.type !== null && !this.#headers.has("content-type")) this.#headers.set("content-type", extracted.type);
     } else if (source !== undefined) {
       if (source.bodyUsed) throw new TypeError("Cannot construct a Request with a Request object that has already been used.");
-      // A copy: a clone's body is its own, as in Node (read once, handed over as it is).
-      bytes = source.bodyBytes()?.slice() ?? null;
+      // A copy: a clone's body is its own, as in Node (read once, handed over as it is); a stream is teed.
+      const taken = source.takeBodySource();
+      body = { bytes: taken.bytes?.slice() ?? null, stream: taken.stream };
     }
-    this.setBody(bytes);
+    this.setBody(body);
   }
 
   get url(): string {
@@ -82,9 +85,17 @@ export class Request extends Body {
   get signal(): unknown {
     return this.#signal;
   }
-  /** The body's bytes without consuming it (fetch sends them to the host). */
-  override bodyBytes(): Uint8Array | null {
-    return super.bodyBytes();
+  /** The body's bytes without consuming it (fetch sends them to the host); a stream body is read to its end. */
+  async bodyForFetch(): Promise<Uint8Array | null> {
+    const bytes = super.bodyBytes();
+    if (bytes !== null || this.body === null) return bytes;
+    return this.bytes();
+  }
+  override takeBodySource(): BodySource {
+    return super.takeBodySource();
+  }
+  protected override bodyContentType(): string | null {
+    return this.#headers.get("content-type");
   }
   clone(): Request {
     if (this.bodyUsed) throw new TypeError("Request.clone: Body has already been consumed.");

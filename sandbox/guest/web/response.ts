@@ -1,17 +1,17 @@
 /**
  * @module sandbox/guest/web/response
- * `Response` after the Fetch standard (bodies held in memory, no streams).
+ * `Response` after the Fetch standard (see ./body.ts for bodies).
  * `responseFromHost` makes the one a capability fetch answers with: type
  * "basic", the final URL, whether it was redirected.
  */
-import { Body, extractBody, type BodyInit } from "./body.js";
+import { Body, extractBody, type BodyInit, type BodySource } from "./body.js";
 import { Headers, type HeadersInit } from "./headers.js";
 import { intrinsics as I } from "../intrinsics.js";
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Set just before `new Response` by this module: a host's or a clone's fields; `body` is adopted as it is (no copy). */
-let internal: { type: string; url: string; redirected: boolean; status?: number; body?: Uint8Array | null } | undefined;
+let internal: { type: string; url: string; redirected: boolean; status?: number; body?: BodySource } | undefined;
 
 export type ResponseInit = { status?: number; statusText?: string; headers?: HeadersInit };
 
@@ -39,10 +39,10 @@ export class Response extends Body {
     this.#type = made?.type ?? "default";
     this.#url = made?.url ?? "";
     this.#redirected = made?.redirected ?? false;
-    const { bytes, type } = made?.body !== undefined ? { bytes: made.body, type: null } : extractBody(body);
-    if (bytes !== null && NULL_BODY_STATUSES.has(status)) throw new TypeError("Response with null body status cannot have body");
-    if (type !== null && !this.#headers.has("content-type")) this.#headers.set("content-type", type);
-    this.setBody(bytes);
+    const source = made?.body !== undefined ? { ...made.body, type: null } : extractBody(body);
+    if ((source.bytes !== null || source.stream !== null) && NULL_BODY_STATUSES.has(status)) throw new TypeError("Response with null body status cannot have body");
+    if (source.type !== null && !this.#headers.has("content-type")) this.#headers.set("content-type", source.type);
+    this.setBody(source);
   }
 
   get status(): number {
@@ -67,10 +67,15 @@ export class Response extends Body {
     return this.#redirected;
   }
 
+  protected override bodyContentType(): string | null {
+    return this.#headers.get("content-type");
+  }
+
   clone(): Response {
     if (this.bodyUsed) throw new TypeError("Response.clone: Body has already been consumed.");
-    internal = { type: this.#type, url: this.#url, redirected: this.#redirected, status: this.#status };
-    return new Response(this.bodyBytes(), { statusText: this.#statusText, headers: this.#headers });
+    const taken = this.takeBodySource();
+    internal = { type: this.#type, url: this.#url, redirected: this.#redirected, status: this.#status, body: { bytes: taken.bytes?.slice() ?? null, stream: taken.stream } };
+    return new Response(null, { statusText: this.#statusText, headers: this.#headers });
   }
 
   static error(): Response {
@@ -103,6 +108,6 @@ export function responseFromHost(fields: {
   redirected: boolean;
 }): Response {
   // The body is the bytes the worker copied into this isolate: adopted, not copied again.
-  internal = { type: "basic", url: fields.url, redirected: fields.redirected, status: fields.status, body: NULL_BODY_STATUSES.has(fields.status) ? null : fields.body };
+  internal = { type: "basic", url: fields.url, redirected: fields.redirected, status: fields.status, body: { bytes: NULL_BODY_STATUSES.has(fields.status) ? null : fields.body, stream: null } };
   return new Response(null, { statusText: fields.statusText, headers: fields.headers });
 }
