@@ -10,6 +10,7 @@
  */
 import { CapabilityPauseMessage, CapabilityReplyMessage, isCapabilityReplyMessage, type CapabilityRequestMessage, type PayloadCaps, type WirePayload } from "../shared/capability-messages.js";
 import { outgoingPayload } from "./capability-payload.js";
+import { answerWebCrypto } from "./web-crypto-bridge.js";
 
 /** The call that asked: `deliver` an answer and its payload (which restarts a paused clock), or `pause` its clock. */
 export type CapabilityCall = { deliver(seq: number, answerJson: string, pausedMs: number, payload?: WirePayload): void; pause(): void };
@@ -45,9 +46,13 @@ export function endLocalRelay(callId: string): void {
   local.delete(callId);
 }
 
-/** A request answered inside the guest's entry, if the call's local relay takes it (see LocalRelay). */
-export function answerNow(callId: string, seq: number, requestJson: string): string | Promise<string> | undefined {
-  return local.get(callId)?.now(seq, requestJson);
+/**
+ * A request answered inside the guest's entry, if the call's local relay
+ * takes it (see LocalRelay), or answered by this worker later: Web Crypto's
+ * requests (web-crypto-bridge.ts) never go to the host.
+ */
+export function answerNow(callId: string, seq: number, requestJson: string, payload?: unknown): string | Promise<string> | undefined {
+  return local.get(callId)?.now(seq, requestJson) ?? answerWebCrypto(requestJson, payload);
 }
 
 export function sendCapabilityRequest(callId: string, seq: number, requestJson: string, given: CapabilityCall, payload?: unknown): void {

@@ -211,7 +211,7 @@ export class IsolateCalls {
   #onCapabilityNow(seq: unknown, requestJson: unknown, payload: unknown): string | undefined {
     if (!this.#inCall || typeof seq !== "number" || typeof requestJson !== "string") return undefined;
     const callId = this.#callId;
-    const now = answerNow(callId, seq, requestJson);
+    const now = answerNow(callId, seq, requestJson, payload);
     if (typeof now === "string") return now;
     if (now !== undefined) {
       // Started here, still waiting: its answer enters the guest like the host's would.

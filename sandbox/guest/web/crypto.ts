@@ -1,7 +1,7 @@
 /**
  * @module sandbox/guest/web/crypto
  * `crypto.getRandomValues`, `crypto.randomUUID` and `crypto.subtle.digest`
- * (SHA-1/256/384/512). Random bytes come from the worker's CSPRNG
+ * (SHA-1/256/384/512) here; the rest of SubtleCrypto in ./subtle.ts. Random bytes come from the worker's CSPRNG
  * (node:crypto), lent as one callback and drawn here in blocks: the isolate
  * has no entropy of its own and `Math.random` is not a CSPRNG. Digests use
  * @noble/hashes (audited, pure JS).
@@ -10,6 +10,7 @@ import { sha1 } from "@noble/hashes/legacy.js";
 import { sha256, sha384, sha512 } from "@noble/hashes/sha2.js";
 import { DOMException } from "./dom-exception.js";
 import { bytesOf } from "./text-codec.js";
+import { createSubtle, type WebCryptoExchange } from "./subtle.js";
 
 /** Returns `count` random bytes as a binary string (one char per byte). */
 export type RandomSource = (count: number) => string;
@@ -45,9 +46,10 @@ function algorithmName(algorithm: unknown): string {
   return String(name).toUpperCase();
 }
 
-export function createCrypto(source: RandomSource) {
+export function createCrypto(source: RandomSource, exchange: WebCryptoExchange) {
   const fill = createRandomPool(source);
   const subtle = {
+    ...createSubtle(exchange),
     async digest(algorithm: unknown, data: unknown): Promise<ArrayBuffer> {
       const hash = DIGESTS[algorithmName(algorithm)];
       if (hash === undefined) throw new DOMException("Unrecognized algorithm name", "NotSupportedError");

@@ -17,6 +17,7 @@ import { atob, btoa } from "./base64.js";
 import { DOMException } from "./dom-exception.js";
 import { TextDecoder, TextEncoder } from "./text-codec.js";
 import type { RandomSource } from "./crypto.js";
+import type { WebCryptoExchange } from "./subtle.js";
 import { createPerformance } from "./performance.js";
 import { loadUrl, type UrlLoader } from "./url.js";
 import { nameFunction } from "../standard-names.js";
@@ -29,6 +30,8 @@ const FERAL_DEFINE_PROPERTY = Object.defineProperty;
 export type WebGlobalsOptions = {
   /** The worker's CSPRNG: `count` bytes as a binary string. */
   random: RandomSource;
+  /** Sends a Web Crypto request to the worker (./subtle.ts), through the capability relay. */
+  webCrypto: WebCryptoExchange;
   /** Runs the URL script (whatwg-url) in this context, on first use. */
   loadUrl: UrlLoader;
   /** Runs the streams script (web-streams-polyfill) in this context, on first use. */
@@ -101,7 +104,10 @@ export function installWebGlobals(target: object, options: WebGlobalsOptions): v
   installValue(target, "TextDecoder", TextDecoder);
   installValue(target, "DOMException", DOMException);
   defineLazy(target, ["performance"], () => ({ performance: createPerformance() }));
-  defineLazy(target, ["crypto"], () => ({ crypto: (require("./crypto.js") as typeof import("./crypto.js")).createCrypto(options.random) }));
+  defineLazy(target, ["crypto", "CryptoKey"], () => ({
+    crypto: (require("./crypto.js") as typeof import("./crypto.js")).createCrypto(options.random, options.webCrypto),
+    CryptoKey: (require("./subtle.js") as typeof import("./subtle.js")).CryptoKey,
+  }));
   defineLazy(target, ["URL", "URLSearchParams"], () => loadUrl(options.loadUrl));
   defineLazy(target, ["structuredClone"], () => require("./clone.js") as Record<string, unknown>);
   // WinterTC: `self` is the global object; `navigator.userAgent` names the runtime.

@@ -1,0 +1,167 @@
+/**
+ * @module sandbox/guest/web/subtle
+ * SubtleCrypto beyond digest, and `CryptoKey`: generateKey, importKey,
+ * exportKey (raw, jwk, pkcs8, spki), sign, verify, encrypt, decrypt,
+ * deriveBits, deriveKey, for what the worker's Node implements (HMAC,
+ * AES-GCM/CBC/CTR/KW, PBKDF2, HKDF, ECDSA, ECDH, Ed25519, X25519, RSA ...).
+ * Each operation is a request of kind "webcrypto" that the worker answers
+ * itself (sandbox/worker/web-crypto-bridge.ts) within the calling tool's
+ * call: plain data both ways (JSON with buffers as base64, the data as the
+ * request's payload). A CryptoKey keeps its key as a JWK in a WeakMap
+ * only this module reads: the tool sees type, extractable, algorithm and
+ * usages, and exportKey refuses a key made non-extractable, as the standard
+ * says. wrapKey and unwrapKey are not offered.
+ */
+import { DOMException } from "./dom-exception.js";
+import { bytesOf } from "./text-codec.js";
+import { base64ToBytes, bytesToBase64 } from "./bytes.js";
+import { intrinsics as I } from "../intrinsics.js";
+
+/** Sends one request to the worker with its payload; answers the answer's value, or rejects with a CapabilityError (code, message). */
+export type WebCryptoExchange = (request: { kind: "webcrypto"; op: string; args: unknown[] }, payload?: ArrayBuffer) => Promise<{ value: unknown }>;
+
+type KeyState = { jwk: unknown; type: string; extractable: boolean; algorithm: Record<string, unknown>; usages: string[] };
+const KEYS = new WeakMap<object, KeyState>();
+let constructing = false;
+
+export class CryptoKey {
+  constructor() {
+    if (!constructing) throw new TypeError("Illegal constructor");
+    constructing = false;
+  }
+  get type(): string {
+    return stateOf(this).type;
+  }
+  get extractable(): boolean {
+    return stateOf(this).extractable;
+  }
+  get algorithm(): object {
+    return stateOf(this).algorithm;
+  }
+  get usages(): string[] {
+    return stateOf(this).usages;
+  }
+}
+I.ObjectDefineProperty(CryptoKey.prototype, Symbol.toStringTag, { __proto__: null, value: "CryptoKey", configurable: true } as PropertyDescriptor);
+
+function stateOf(key: unknown): KeyState {
+  const state = typeof key === "object" && key !== null ? KEYS.get(key) : undefined;
+  if (state === undefined) throw new TypeError("The provided value is not of type 'CryptoKey'.");
+  return state;
+}
+
+function revive(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(revive);
+  if (typeof value !== "object" || value === null) return value;
+  const b64 = (value as { $b64?: unknown }).$b64;
+  if (typeof b64 === "string") return base64ToBytes(b64);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = revive((value as Record<string, unknown>)[key]);
+  return out;
+}
+
+function makeKey(described: unknown, extractable: boolean): CryptoKey {
+  const d = described as { type: string; algorithm: Record<string, unknown>; usages: string[]; jwk: unknown };
+  constructing = true;
+  const key = new CryptoKey();
+  const algorithm = revive(d.algorithm) as Record<string, unknown>;
+  if (algorithm.publicExponent instanceof Uint8Array) algorithm.publicExponent = new Uint8Array(algorithm.publicExponent);
+  KEYS.set(key, { jwk: d.jwk, type: d.type, extractable: d.type === "public" ? true : extractable, algorithm: I.ObjectFreeze(algorithm), usages: I.ObjectFreeze([...d.usages]) as string[] });
+  return key;
+}
+
+/** An algorithm (or JWK) as plain data: buffers as base64, CryptoKeys as their parts. */
+function plain(value: unknown, depth = 0): unknown {
+  if (depth > 8) throw new TypeError("The algorithm is nested too deeply");
+  if (typeof value !== "object" || value === null) return typeof value === "function" ? undefined : value;
+  if (KEYS.has(value)) return { $key: partsOf(value as CryptoKey) };
+  if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return { $b64: bytesToBase64(bytesOf(value)) };
+  if (Array.isArray(value)) return value.map((item) => plain(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const key in value) out[key] = plain((value as Record<string, unknown>)[key], depth + 1);
+  return out;
+}
+
+function partsOf(key: CryptoKey): { jwk: unknown; algorithm: unknown; usages: string[] } {
+  const state = stateOf(key);
+  return { jwk: state.jwk, algorithm: plain(state.algorithm), usages: state.usages };
+}
+
+const dataOf = (data: unknown): ArrayBuffer => bytesOf(data, "data").slice().buffer as ArrayBuffer;
+
+function needUsage(key: CryptoKey, usage: string): void {
+  if (!stateOf(key).usages.includes(usage)) throw new DOMException(`The requested operation is not valid for the provided key (it lacks the "${usage}" usage)`, "InvalidAccessError");
+}
+
+function usagesOf(usages: unknown): string[] {
+  if (typeof usages !== "object" || usages === null || typeof (usages as Iterable<unknown>)[Symbol.iterator] !== "function") throw new TypeError("The keyUsages argument must be a sequence");
+  return [...(usages as Iterable<unknown>)].map(String);
+}
+
+export function createSubtle(exchange: WebCryptoExchange) {
+  async function ask(op: string, args: unknown[], payload?: ArrayBuffer): Promise<unknown> {
+    try {
+      return (await exchange({ kind: "webcrypto", op, args }, payload)).value;
+    } catch (error) {
+      const { code, message } = error as { code?: unknown; message?: unknown };
+      if (code === "TypeError") throw new TypeError(String(message));
+      throw new DOMException(String(message ?? "The operation failed"), typeof code === "string" ? code : "OperationError");
+    }
+  }
+  const buffer = (answer: unknown): ArrayBuffer => (revive(answer) as Uint8Array).buffer as ArrayBuffer;
+
+  return {
+    async encrypt(algorithm: unknown, key: CryptoKey, data: unknown): Promise<ArrayBuffer> {
+      needUsage(key, "encrypt");
+      return buffer(await ask("encrypt", [plain(algorithm), plain(key)], dataOf(data)));
+    },
+    async decrypt(algorithm: unknown, key: CryptoKey, data: unknown): Promise<ArrayBuffer> {
+      needUsage(key, "decrypt");
+      return buffer(await ask("decrypt", [plain(algorithm), plain(key)], dataOf(data)));
+    },
+    async sign(algorithm: unknown, key: CryptoKey, data: unknown): Promise<ArrayBuffer> {
+      needUsage(key, "sign");
+      return buffer(await ask("sign", [plain(algorithm), plain(key)], dataOf(data)));
+    },
+    async verify(algorithm: unknown, key: CryptoKey, signature: unknown, data: unknown): Promise<boolean> {
+      needUsage(key, "verify");
+      return (await ask("verify", [plain(algorithm), plain(key), { $b64: bytesToBase64(bytesOf(signature, "signature")) }], dataOf(data))) === true;
+    },
+    async generateKey(algorithm: unknown, extractable: boolean, keyUsages: Iterable<string>): Promise<CryptoKey | { publicKey: CryptoKey; privateKey: CryptoKey }> {
+      const made = (await ask("generateKey", [plain(algorithm), usagesOf(keyUsages)])) as { publicKey?: unknown; privateKey?: unknown };
+      if (made.publicKey !== undefined) return { publicKey: makeKey(made.publicKey, true), privateKey: makeKey(made.privateKey, Boolean(extractable)) };
+      return makeKey(made, Boolean(extractable));
+    },
+    async importKey(format: string, keyData: unknown, algorithm: unknown, extractable: boolean, keyUsages: Iterable<string>): Promise<CryptoKey> {
+      const form = String(format);
+      const usages = usagesOf(keyUsages);
+      const name = String((typeof algorithm === "object" && algorithm !== null ? (algorithm as { name?: unknown }).name : algorithm) ?? "").toUpperCase();
+      if ((name === "PBKDF2" || name === "HKDF") && extractable) throw new DOMException(`${name} keys are not extractable`, "SyntaxError");
+      if (form === "jwk") {
+        if (typeof keyData !== "object" || keyData === null) throw new TypeError("The keyData argument must be a JsonWebKey");
+        return makeKey(await ask("importKey", [form, plain(keyData), plain(algorithm), usages]), Boolean(extractable));
+      }
+      return makeKey(await ask("importKey", [form, null, plain(algorithm), usages], dataOf(keyData)), Boolean(extractable));
+    },
+    async exportKey(format: string, key: CryptoKey): Promise<ArrayBuffer | object> {
+      if (!stateOf(key).extractable) throw new DOMException("The CryptoKey is not extractable", "InvalidAccessError");
+      const form = String(format);
+      const exported = await ask("exportKey", [form, plain(key)]);
+      return form === "jwk" ? (revive(exported) as object) : buffer(exported);
+    },
+    async deriveBits(algorithm: unknown, baseKey: CryptoKey, length?: number | null): Promise<ArrayBuffer> {
+      needUsage(baseKey, "deriveBits");
+      return buffer(await ask("deriveBits", [plain(algorithm), plain(baseKey), length ?? null]));
+    },
+    async deriveKey(algorithm: unknown, baseKey: CryptoKey, derivedKeyType: unknown, extractable: boolean, keyUsages: Iterable<string>): Promise<CryptoKey> {
+      needUsage(baseKey, "deriveKey");
+      return makeKey(await ask("deriveKey", [plain(algorithm), plain(baseKey), plain(derivedKeyType), usagesOf(keyUsages)]), Boolean(extractable));
+    },
+    async wrapKey(): Promise<never> {
+      throw new DOMException("wrapKey is not supported in corral", "NotSupportedError");
+    },
+    async unwrapKey(): Promise<never> {
+      throw new DOMException("unwrapKey is not supported in corral", "NotSupportedError");
+    },
+  };
+}
