@@ -28,6 +28,7 @@ const TOOLS = {
   blob: 'return { n: (await new Blob([text]).text()).length };',
   url: 'return { n: new URL("https://a.b/" + text.length).pathname.length };',
   digest: 'return { n: (await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))).byteLength };',
+  hmac: 'const k = await crypto.subtle.importKey("raw", new TextEncoder().encode("k"), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]); return { n: (await crypto.subtle.sign("HMAC", k, new TextEncoder().encode(text))).byteLength };',
   legacy_decode: 'return { n: new TextDecoder("shift_jis").decode(new TextEncoder().encode(text)).length };',
 };
 
