@@ -9,6 +9,7 @@ export {
   AUDIO_MIME_TYPES,
   IMAGE_MIME_TYPES,
   type Host,
+  type HostSourceReport,
   type AuthorRequest,
   type LoadRequest,
   type LoadResult,
@@ -63,6 +64,9 @@ export {
   SourceState,
   SourceRow,
   SourceReport,
+  ToolVersionCounts,
+  ToolErrorEntry,
+  ERRORS_KEPT_PER_TOOL,
   ScriptToolsReport,
   ScriptCallersReport,
   LedgerEvent,
@@ -83,6 +87,7 @@ export {
   type CapabilityStore,
   type CapabilityUse,
   type CapabilityCounter,
+  type CapabilityUses,
 } from "./capabilities/index.js";
 
 // What a running tool says to its caller (CallOptions: onProgress, onLog, elicitUser, sampleModel)

@@ -36,6 +36,12 @@ export type CapabilityCounter = { tool: string; effect: string; outcome: Capabil
 
 export type StateUsage = { keys: number; bytes: number };
 
+/** A source's record of capability use: its counters, and its latest uses, newest first. */
+export type CapabilityUses = { counters: CapabilityCounter[]; latest: CapabilityUse[] };
+
+/** How many of a source's latest uses an audit shows (`corral audit <source>`, host.auditSource). */
+export const LATEST_USES_SHOWN = 20;
+
 export interface CapabilityStore {
   readonly alive: boolean;
   /** The JSON text kept under `key`, or undefined. */
@@ -52,7 +58,7 @@ export interface CapabilityStore {
   stateUsage(source: string): Promise<StateUsage>;
   recordUse(use: CapabilityUse): Promise<void>;
   /** Counters of one source, and its latest uses, newest first. */
-  readUses(source: string, latest: number): Promise<{ counters: CapabilityCounter[]; latest: CapabilityUse[] }>;
+  readUses(source: string, latest: number): Promise<CapabilityUses>;
   close(): Promise<void>;
 }
 

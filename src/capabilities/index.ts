@@ -7,7 +7,8 @@
 export { CapabilitiesOptions, CapabilityGrant, CAPABILITY_DEFAULTS, createGrantResolver, type SourceGrant } from "./options.js";
 export { CapabilityBroker, undeclaredMessage, type OpenCall } from "./broker.js";
 export { createHostCapabilities, capabilityStoreFor, type HostCapabilities } from "./host-capabilities.js";
-export type { CapabilityStore, CapabilityUse, CapabilityCounter, CapabilityOutcome, StateLimits, StateUsage } from "./capability-store.js";
+export type { CapabilityStore, CapabilityUse, CapabilityUses, CapabilityCounter, CapabilityOutcome, StateLimits, StateUsage } from "./capability-store.js";
+export { LATEST_USES_SHOWN } from "./capability-store.js";
 export { MemoryCapabilityStore } from "./memory-capability-store.js";
 export { SqliteCapabilityStore } from "./sqlite-capability-store.js";
 export { PostgresCapabilityStore } from "./postgres-capability-store.js";

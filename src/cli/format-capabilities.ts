@@ -4,17 +4,14 @@
  * effect and outcome, then the latest uses with their targets (never
  * bodies), newest first.
  */
-import type { CapabilityCounter, CapabilityUse } from "../capabilities/index.js";
-import { capabilityStoreFor } from "../capabilities/index.js";
+import type { CapabilityUses } from "../capabilities/index.js";
+import { capabilityStoreFor, LATEST_USES_SHOWN } from "../capabilities/index.js";
 import { isoTime } from "./format-audit.js";
 import { shorten } from "./format.js";
 
-export const LATEST_USES_SHOWN = 20;
-
-export type CapabilityReport = { counters: CapabilityCounter[]; latest: CapabilityUse[] };
 
 /** The source's capability record beside the ledger (its SQLite file or PostgreSQL schema); empty when no tool of it used one. */
-export async function readCapabilityReport(ledgerFile: string, source: string): Promise<CapabilityReport> {
+export async function readCapabilityUses(ledgerFile: string, source: string): Promise<CapabilityUses> {
   const store = capabilityStoreFor(ledgerFile);
   try {
     return await store.readUses(source, LATEST_USES_SHOWN);
@@ -23,7 +20,7 @@ export async function readCapabilityReport(ledgerFile: string, source: string): 
   }
 }
 
-export function capabilityLines(report: CapabilityReport, lineChars: number): string[] {
+export function capabilityLines(report: CapabilityUses, lineChars: number): string[] {
   if (report.counters.length === 0) return ["", "capabilities: none used"];
   const lines = ["", "capabilities (uses by tool, effect and outcome):"];
   for (const counter of report.counters) {

@@ -17,7 +17,7 @@ import { BundleCache } from "../compile/index.js";
 import { CorralError, HostClosedError } from "../errors.js";
 import { EventHub, type HostEventListener } from "../events.js";
 import { defaultGate, resolveEffectPolicy } from "../gate/index.js";
-import { Ledger, type SourceReport, type SourceRow, type SourceState, type StateChange } from "../ledger/index.js";
+import { Ledger, type SourceRow, type SourceState, type StateChange } from "../ledger/index.js";
 import { resolveHostOptions, type HostOptions, type ResolvedHostOptions } from "../options.js";
 import { Admission, SandboxPool } from "../pool/index.js";
 import { Catalog, ManifestCache } from "../registry/index.js";
@@ -38,7 +38,7 @@ import { finishLoad, summarizeLoad, type AfterLoadDeps } from "./after-load.js";
 import { announceStateChange, announceStoreStatus } from "./ledger-signals.js";
 import { declarationsFor, limitsOf, memoryMbOf, toolInfoOf } from "./tool-info.js";
 import { authorTools, hostLibrary, libraryStoreFor, ToolLibrary, type HostLibrary } from "../library/index.js";
-import type { AuthorRequest, CallOptions, DeclarationOptions, Host, LoadRequest, LoadResult, ToolDeclaration, ToolInfo } from "./types.js";
+import type { AuthorRequest, CallOptions, DeclarationOptions, Host, HostSourceReport, LoadRequest, LoadResult, ToolDeclaration, ToolInfo } from "./types.js";
 
 export function createHost(options: HostOptions = {}): Host {
   return new CorralHost(resolveHostOptions(options));
@@ -266,9 +266,9 @@ class CorralHost implements Host {
     return this.#ledger.summary();
   }
 
-  auditSource(source: string): Promise<SourceReport | null> {
+  auditSource(source: string): Promise<HostSourceReport | null> {
     this.#assertAlive();
-    return this.#ledger.sourceReport(source);
+    return this.#ledger.sourceReport(source).then(async (report) => (report === null ? null : { ...report, capabilities: await this.#capabilities.readUses(source) }));
   }
 
   async close(): Promise<void> {

@@ -4,5 +4,5 @@
  */
 export { createHost } from "./host.js";
 export { AUDIO_MIME_TYPES, IMAGE_MIME_TYPES } from "./channels.js";
-export type { AuthorRequest, CallOptions, DeclarationOptions, Host, LoadFailureKind, LoadRequest, LoadResult, ToolDeclaration, ToolInfo } from "./types.js";
+export type { AuthorRequest, CallOptions, DeclarationOptions, Host, HostSourceReport, LoadFailureKind, LoadRequest, LoadResult, ToolDeclaration, ToolInfo } from "./types.js";
 export type { ManifestOrigin } from "../registry/index.js";

@@ -5,12 +5,22 @@
  */
 import type { AskUser } from "../gate/index.js";
 import type { TalkBack } from "../capabilities/talk-back.js";
+import type { CapabilityUses } from "../capabilities/capability-store.js";
 import type { Caller, Manifest, ManifestOrigin } from "../registry/index.js";
 import type { Diagnostic, ErrorKind, ToolResult } from "../result.js";
 import type { HostEventListener } from "../events.js";
 import type { Context } from "@opentelemetry/api";
 import type { SourceReport, SourceRow, SourceState, StateChange } from "../ledger/index.js";
 import type { HostLibrary } from "../library/host-api.js";
+
+/**
+ * host.auditSource(): the ledger's report of a source (every outcome kind
+ * per tool and version, error rates, each tool's latest errors, strikes,
+ * changes of state) and its capability uses, as `corral audit <source>`
+ * prints them: counters per tool, effect and outcome, and the latest uses
+ * with their targets (never bodies), newest first.
+ */
+export type HostSourceReport = SourceReport & { capabilities: CapabilityUses };
 
 export type LoadRequest =
   | { /** `agent:<id>` or `host:<name>` */ source: string; code: string }
@@ -139,7 +149,7 @@ export type Host = {
   quarantine(source: string, options: { reason: string; until?: number | null; actor?: string }): Promise<StateChange>;
   release(source: string, options?: { reason?: string; actor?: string }): Promise<StateChange>;
   audit(): Promise<SourceRow[]>;
-  auditSource(source: string): Promise<SourceReport | null>;
+  auditSource(source: string): Promise<HostSourceReport | null>;
   readonly alive: boolean;
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;

@@ -51,6 +51,7 @@ export {
   ActiveState,
   CallInput,
   CallRecord,
+  ERRORS_KEPT_PER_TOOL,
   EVENT_KINDS,
   EventKind,
   LedgerEvent,
@@ -65,7 +66,9 @@ export {
   SourceRow,
   SourceState,
   StrikeEntry,
+  ToolErrorEntry,
   ToolRow,
+  ToolVersionCounts,
   Totals,
   isStrike,
 } from "./types.js";

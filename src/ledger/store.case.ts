@@ -3,12 +3,14 @@
  * The one suite every LedgerStore must pass, run by sqlite/store.test.ts,
  * memory/store.test.ts and postgres/store.test.ts: the store's contract
  * first, then the Ledger's behaviour on top of it, with a clock the tests
- * move by hand; then the script-call counters (script-calls.case.ts).
+ * move by hand; then the script-call counters (script-calls.case.ts) and
+ * each tool's counts per version and latest errors (tool-counts.case.ts).
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Ledger } from "./ledger.js";
 import { runScriptCallsSuite } from "./script-calls.case.js";
+import { runToolCountsSuite } from "./tool-counts.case.js";
 import { LedgerClosedError } from "./errors.js";
 import type { LedgerStore } from "./store.js";
 import { MINUTE_MS, T0, makeCall, manualClock, versionOf } from "./testing/fixtures.js";
@@ -372,4 +374,5 @@ export function runStoreSuite(name: string, createStore: StoreFactory): void {
   });
 
   runScriptCallsSuite(name, createStore, withStore);
+  runToolCountsSuite(name, createStore, withStore);
 }

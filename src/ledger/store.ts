@@ -12,7 +12,7 @@
  */
 import type { StoredScriptCallers, StoredScriptTools } from "./script-calls.js";
 import type { Transition } from "./transitions.js";
-import type { CallRecord, LedgerEvent, LoadRecord, SourceState, StrikeEntry, ToolRow, Totals } from "./types.js";
+import type { CallRecord, LedgerEvent, LoadRecord, SourceState, StrikeEntry, ToolErrorEntry, ToolRow, ToolVersionCounts, Totals } from "./types.js";
 
 /**
  * Decides a change from the stored state. Must be pure and synchronous: a
@@ -62,7 +62,8 @@ export type StoreStatus =
  */
 export type StoreWatcher = { lateChange(applied: Applied): void; status(status: StoreStatus): void };
 
-export type StoredTool = { tool: string; totals: Totals; lastStrike: ToolRow["lastStrike"] };
+/** `versions`: in no particular order (the report sorts them); `lastErrors`: newest first, at most ERRORS_KEPT_PER_TOOL. */
+export type StoredTool = { tool: string; totals: Totals; lastStrike: ToolRow["lastStrike"]; versions: ToolVersionCounts[]; lastErrors: ToolErrorEntry[] };
 
 /** A source as stored; the Ledger adds what is computed (totals, rates, order). */
 export type StoredSource = {
@@ -84,7 +85,8 @@ export interface LedgerStore {
   readonly alive: boolean;
   /**
    * Counts `call` against its source, tool and version; keeps it with its
-   * message if it is a strike; then stores what `options.decide` makes of
+   * message if it is a strike, and among its tool's latest errors if it is
+   * not ok (an ok call writes nothing but its counts); then stores what `options.decide` makes of
    * the state. Committed before the promise settles. A store may commit
    * records that arrive together in one transaction (group commit), each
    * applied in the order of the calls and deciding on the state the one

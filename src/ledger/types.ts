@@ -32,6 +32,9 @@ export function isStrike(outcome: OutcomeKind): boolean {
   return outcome !== "ok" && STRIKE_KINDS.has(outcome as ErrorKind);
 }
 
+/** How many of a tool's latest non-ok calls the ledger keeps with their messages; older ones are dropped. */
+export const ERRORS_KEPT_PER_TOOL = 5;
+
 /** One finished call, as the host saw it. */
 export const CallRecord = z.strictObject({
   source: SourceId,
@@ -148,12 +151,43 @@ export function emptyTotals(): Totals {
   return { calls: 0, strikes: 0, outcomes, totalWallMs: 0, totalCpuMs: 0, lastWallMs: null, maxHeapBytes: 0, lastCallAt: null };
 }
 
+/** A tool's calls at one version (bundle hash): `errors` are its non-ok calls, strikes among them. */
+export const ToolVersionCounts = z.strictObject({
+  version: Version,
+  calls: Count,
+  errors: Count,
+  strikes: Count,
+  /** When the source was first seen at this version; null if the ledger never noted it. */
+  firstSeenAt: EpochMs.nullable(),
+});
+export type ToolVersionCounts = z.infer<typeof ToolVersionCounts>;
+
+/**
+ * One of a tool's latest non-ok calls, kept with its message (capped at
+ * MAX_MESSAGE_CHARS). Never the call's input or output: a record carries none.
+ */
+export const ToolErrorEntry = z.strictObject({
+  at: EpochMs,
+  version: Version,
+  callId: z.string(),
+  outcome: OutcomeKind.refine((kind) => kind !== "ok", "an error is a non-ok outcome"),
+  message: z.string(),
+  caller: CallerId.optional(),
+});
+export type ToolErrorEntry = z.infer<typeof ToolErrorEntry>;
+
 export const ToolRow = z.strictObject({
   tool: z.string(),
   totals: Totals,
   /** strikes / calls; 0 before the first call. */
   strikeRate: z.number().min(0).max(1),
+  /** Non-ok calls (every kind but `ok`, strikes included) / calls; 0 before the first call. */
+  errorRate: z.number().min(0).max(1),
   lastStrike: z.strictObject({ at: EpochMs, outcome: OutcomeKind, message: z.string() }).nullable(),
+  /** Newest version first. Counted from schema version 5 on: calls recorded before it are in `totals` only. */
+  versions: z.array(ToolVersionCounts),
+  /** Newest first, at most ERRORS_KEPT_PER_TOOL. */
+  lastErrors: z.array(ToolErrorEntry),
 });
 export type ToolRow = z.infer<typeof ToolRow>;
 
@@ -165,8 +199,10 @@ export const SourceRow = z.strictObject({
   lastVersion: Version.nullable(),
   totals: Totals,
   strikeRate: z.number().min(0).max(1),
+  /** Non-ok calls / calls over every tool; 0 before the first call. */
+  errorRate: z.number().min(0).max(1),
   lastStrike: StrikeEntry.nullable(),
-  /** Sorted by strikes, then calls, then name. */
+  /** Sorted by strikes, then error rate, then calls, then name. */
   tools: z.array(ToolRow),
 });
 export type SourceRow = z.infer<typeof SourceRow>;

@@ -168,13 +168,17 @@ describe("corral audit, quarantine and release", { timeout: 180_000 }, () => {
       const spinnerRow = rowOf(rows, "agent:spinner");
       assert.ok(spinnerRow.state.state === "quarantined" && spinnerRow.lastStrike !== null);
       assert.match(table.stdout, /^ledger .*: 3 sources, 18 calls, 5 strikes, 1 quarantined$/m);
-      assert.match(table.stdout, /^agent:spinner +quarantined +4 +0 +0 +0 +3 +0 +0 +1 +75\.0% +timeout: /m);
-      assert.ok(table.stdout.includes(`timeout: ${spinnerRow.lastStrike.message.slice(0, 40)}`), table.stdout);
+      // CALLS OK TOOL_ERR INVALID BLOCKED CANCELLED BUSY TIMEOUT MEMORY CRASH OTHER ERROR% STRIKE% LAST ERROR
+      const spinnerLast = spinnerRow.tools[0]?.lastErrors[0];
+      assert.equal(spinnerLast?.outcome, "quarantined", "the refusal is the spinner's latest error");
+      assert.match(table.stdout, /^agent:spinner +quarantined +4 +0 +0 +0 +0 +0 +0 +3 +0 +0 +1 +100\.0% +75\.0% +quarantined: /m);
+      assert.ok(table.stdout.includes(`quarantined: ${spinnerLast?.message.slice(0, 30) ?? "?"}`), table.stdout);
       assert.ok(table.stdout.includes(`until ${new Date(spinnerRow.state.until ?? 0).toISOString()}, by policy: 3 strikes`), table.stdout);
-      assert.match(table.stdout, /^ {2}spin +4 +0 +0 +0 +3 +0 +0 +1 +75\.0% +timeout: /m);
-      assert.match(table.stdout, /^agent:flaky +active +4 +2 +0 +0 +0 +1 +1 +0 +50\.0% +memory: /m);
-      assert.match(table.stdout, /^ {2}flaky_spin +1 +0 +0 +0 +0 +0 +1 +0 +100\.0% +crash: the sandbox worker died/m);
-      assert.match(table.stdout, /^agent:good +active +10 +5 +2 +3 +0 +0 +0 +0 +0\.0% +-$/m);
+      assert.match(table.stdout, /^ {2}spin +4 +0 +0 +0 +0 +0 +0 +3 +0 +0 +1 +100\.0% +75\.0% +quarantined: /m);
+      assert.match(table.stdout, /^agent:flaky +active +4 +2 +0 +0 +0 +0 +0 +0 +1 +1 +0 +50\.0% +50\.0% +memory: /m);
+      assert.match(table.stdout, /^ {2}flaky_spin +1 +0 +0 +0 +0 +0 +0 +0 +0 +1 +0 +100\.0% +100\.0% +crash: the sandbox worker died/m);
+      assert.match(table.stdout, /^agent:good +active +10 +5 +2 +3 +0 +0 +0 +0 +0 +0 +0 +50\.0% +0\.0% +invalid_input: /m);
+      assert.match(table.stdout, /^ {2}echo +10 +5 +2 +3 +0 +0 +0 +0 +0 +0 +0 +50\.0% +0\.0% +invalid_input: /m);
       const order = ["agent:spinner", "agent:flaky", "agent:good"].map((source) => table.stdout.indexOf(`\n${source} `));
       assert.deepEqual([...order].sort((a, b) => a - b), order, "the table keeps the order of trouble");
     }, hostOptions);
@@ -191,7 +195,12 @@ describe("corral audit, quarantine and release", { timeout: 180_000 }, () => {
     const text = await corral("audit", "agent:spinner");
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, /^agent:spinner quarantined since \S+ until \S+, by policy: 3 strikes within/m);
-    assert.match(text.stdout, /^calls 4: ok 0, tool_error 0, invalid_input 0, timeout 3, memory 0, crash 0, quarantined 1$/m);
+    assert.match(text.stdout, /^calls 4: ok 0, tool_error 0, invalid_input 0, timeout 3, memory 0, crash 0, blocked 0, quarantined 1, cancelled 0, busy 0$/m);
+    assert.match(text.stdout, /^errors 4 \(100\.0% of calls\), strikes 3 \(75\.0% of calls\), 1 version, last call \S+Z$/m);
+    assert.match(text.stdout, /^calls per version, newest first\n +TOOL +VERSION +FIRST SEEN +CALLS +ERRORS +ERROR % +STRIKES\n +spin +[0-9a-f]{12} +\S+Z +4 +4 +100\.0% +3$/m);
+    assert.match(text.stdout, /^latest errors per tool, newest first\n +TIME +TOOL +OUTCOME +VERSION +MESSAGE\n +\S+Z +spin +quarantined +[0-9a-f]{12} +\S/m);
+    assert.equal((text.stdout.match(/^ +\S+Z +spin +timeout +[0-9a-f]{12} +the tool ran/gm) ?? []).length, 3, `its three timeouts among its latest errors: ${text.stdout}`);
+    assert.deepEqual(report.tools[0]?.lastErrors.map((error) => error.outcome), ["quarantined", "timeout", "timeout", "timeout"]);
     assert.match(text.stdout, /^recent events, newest first \(1\)\n +TIME +KIND +ACTOR +UNTIL +REASON\n +\S+ +quarantine +policy +\S+Z +3 strikes within/m);
     assert.equal((text.stdout.match(/^ +\S+ +spin +timeout +the tool ran/gm) ?? []).length, 3, text.stdout);
   });

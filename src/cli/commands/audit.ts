@@ -13,7 +13,7 @@ import { checkSourceId } from "../../registry/source.js";
 import { CliFailure, EXIT, ledgerLabel, UsageError, withCliLedger, writeLines, type CliContext, type ExitCode } from "../context.js";
 import { toJson } from "../format.js";
 import { auditTableLines, PIPE_LINE_CHARS, sourceReportLines } from "../format-audit.js";
-import { capabilityLines, readCapabilityReport } from "../format-capabilities.js";
+import { capabilityLines, readCapabilityUses } from "../format-capabilities.js";
 import { scriptCallersLines, scriptToolsLines } from "../format-scripts.js";
 
 export type AuditOptions = {
@@ -47,7 +47,7 @@ export async function auditCommand(source: string | undefined, options: AuditOpt
     const report = await ledger.sourceReport(source, limits);
     if (report === null) throw new CliFailure(`${source} has no record in ${ledgerLabel(context.ledgerFile)}; \`corral audit\` lists the sources it knows`);
     // Capability uses (fetch, ctx.fs, ctx.state) are kept beside the ledger, in the same file.
-    const capabilities = await readCapabilityReport(context.ledgerFile, source);
+    const capabilities = await readCapabilityUses(context.ledgerFile, source);
     const scripts = await readScriptReport(ledger, source);
     if (options.json) stdout.write(toJson({ ...report, capabilities, ...scripts.json }));
     else writeLines(stdout, [...sourceReportLines(report, lineChars), ...scripts.lines(lineChars), ...capabilityLines(capabilities, lineChars)]);

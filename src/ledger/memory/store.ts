@@ -10,13 +10,17 @@ import { LedgerClosedError } from "../errors.js";
 import { byTrouble, scriptCountsOf, toScriptToolRows, type ScriptCallCount, type ScriptCallerRow, type StoredScriptCallers, type StoredScriptTools } from "../script-calls.js";
 import type { Applied, Decide, LedgerStore, RecordOptions, StoredSource, StoredSourceDetail, StoredTool } from "../store.js";
 import { initialState, type Transition } from "../transitions.js";
-import { emptyTotals, isStrike, type CallRecord, type LedgerEvent, type LoadRecord, type SourceState, type StrikeEntry } from "../types.js";
+import { ERRORS_KEPT_PER_TOOL, emptyTotals, isStrike, type CallRecord, type LedgerEvent, type LoadRecord, type SourceState, type StrikeEntry, type ToolVersionCounts } from "../types.js";
+
+/** A tool as kept here: its counts per version by version, made into StoredTool's list when read. */
+type ToolEntry = Omit<StoredTool, "versions"> & { versions: Map<string, ToolVersionCounts> };
 
 type SourceEntry = {
   state: SourceState;
-  versions: Set<string>;
+  /** Version → when the source was first seen at it. */
+  versions: Map<string, number>;
   lastVersion: string | null;
-  tools: Map<string, StoredTool>;
+  tools: Map<string, ToolEntry>;
   /** Newest first, at most the last keepStrikes. */
   strikes: StrikeEntry[];
   /** Oldest first: an audit log only grows. */
@@ -50,9 +54,9 @@ export class MemoryLedgerStore implements LedgerStore {
 
     const target = entry ?? this.#create(call.source);
     target.strikes = strikes;
-    target.versions.add(call.version);
+    if (!target.versions.has(call.version)) target.versions.set(call.version, call.at);
     target.lastVersion = call.version;
-    const tool = target.tools.get(call.tool) ?? { tool: call.tool, totals: emptyTotals(), lastStrike: null };
+    const tool = target.tools.get(call.tool) ?? newTool(call.tool);
     const totals = tool.totals;
     totals.calls += 1;
     totals.outcomes[call.outcome] += 1;
@@ -65,6 +69,15 @@ export class MemoryLedgerStore implements LedgerStore {
       totals.strikes += 1;
       tool.lastStrike = { at: call.at, outcome: call.outcome, message: call.message ?? "" };
     }
+    const atVersion = tool.versions.get(call.version) ?? { version: call.version, calls: 0, errors: 0, strikes: 0, firstSeenAt: null };
+    atVersion.calls += 1;
+    if (call.outcome !== "ok") {
+      atVersion.errors += 1;
+      const error = { at: call.at, version: call.version, callId: call.callId, outcome: call.outcome, message: call.message ?? "", ...(call.caller !== undefined ? { caller: call.caller } : {}) };
+      tool.lastErrors = [error, ...tool.lastErrors].slice(0, ERRORS_KEPT_PER_TOOL);
+    }
+    if (strike) atVersion.strikes += 1;
+    tool.versions.set(call.version, atVersion);
     target.tools.set(call.tool, tool);
     this.#countScriptCalls(call);
     this.#apply(target, applied);
@@ -74,9 +87,9 @@ export class MemoryLedgerStore implements LedgerStore {
   async recordLoad(load: LoadRecord): Promise<void> {
     this.#assertAlive();
     const target = this.#sources.get(load.source) ?? this.#create(load.source);
-    target.versions.add(load.version);
+    if (!target.versions.has(load.version)) target.versions.set(load.version, load.at);
     target.lastVersion ??= load.version;
-    for (const tool of load.tools) if (!target.tools.has(tool)) target.tools.set(tool, { tool, totals: emptyTotals(), lastStrike: null });
+    for (const tool of load.tools) if (!target.tools.has(tool)) target.tools.set(tool, newTool(tool));
   }
 
   /** Nobody else writes to this memory: it never changes elsewhere. */
@@ -147,7 +160,7 @@ export class MemoryLedgerStore implements LedgerStore {
   }
 
   #create(source: string): SourceEntry {
-    const entry: SourceEntry = { state: initialState(source), versions: new Set(), lastVersion: null, tools: new Map(), strikes: [], events: [] };
+    const entry: SourceEntry = { state: initialState(source), versions: new Map(), lastVersion: null, tools: new Map(), strikes: [], events: [] };
     this.#sources.set(source, entry);
     return entry;
   }
@@ -169,12 +182,19 @@ export class MemoryLedgerStore implements LedgerStore {
   }
 }
 
+function newTool(tool: string): ToolEntry {
+  return { tool, totals: emptyTotals(), lastStrike: null, versions: new Map(), lastErrors: [] };
+}
+
 function stored(entry: SourceEntry): StoredSource {
   return {
     state: entry.state,
     versions: entry.versions.size,
     lastVersion: entry.lastVersion,
     lastStrike: entry.strikes[0] ?? null,
-    tools: [...entry.tools.values()],
+    tools: [...entry.tools.values()].map((tool) => ({
+      ...tool,
+      versions: [...tool.versions.values()].map((counts) => ({ ...counts, firstSeenAt: entry.versions.get(counts.version) ?? null })),
+    })),
   };
 }

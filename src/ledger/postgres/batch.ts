@@ -23,7 +23,7 @@ import { STRIKE_MINUTES_KEPT_MS } from "../sqlite/schema.js";
 import { toState, type StateRow } from "../sql/ledger-rows.js";
 import type { Applied, RecordOptions } from "../store.js";
 import { initialState, type Transition } from "../transitions.js";
-import { isStrike, type CallRecord, type SourceState } from "../types.js";
+import { ERRORS_KEPT_PER_TOOL, isStrike, type CallRecord, type SourceState } from "../types.js";
 
 export type BatchItem = { call: CallRecord; options: RecordOptions };
 
@@ -69,11 +69,23 @@ async function countRun(client: PoolClient, sql: PostgresSql, run: readonly Batc
     call.source, call.tool, call.version, call.outcome, run.length, strike ? 1 : 0, wallSum, cpuSum, last.wallMs, heap, last.at,
     strike ? call.at : null, strike ? call.outcome : null, strike ? (call.message ?? "") : null,
     scripts.map((count) => count.script), scripts.map((count) => count.calls), scripts.map((count) => count.strikes), scripts.map((count) => count.lastAt),
+    call.at,
   ]);
+  if (call.outcome !== "ok") await keepToolErrors(client, sql, run);
   if (!strike) return [];
   const keep = (run[0] as BatchItem).options.keepStrikes;
   const before = await client.query<{ at: number }>(sql.keepStrike, [call.source, call.tool, call.version, call.callId, call.outcome, call.message ?? "", call.at, keep - 1, call.caller ?? null, call.at - STRIKE_MINUTES_KEPT_MS]);
   return [call.at, ...before.rows.map((row) => row.at)];
+}
+
+/** Keeps the run's latest calls (all of one tool, none ok) with their messages, and drops the tool's older ones: one statement. */
+async function keepToolErrors(client: PoolClient, sql: PostgresSql, run: readonly BatchItem[]): Promise<void> {
+  const { source, tool, outcome } = (run[0] as BatchItem).call;
+  const kept = run.slice(-ERRORS_KEPT_PER_TOOL).map((item) => item.call);
+  await client.query(sql.keepToolErrors, [
+    source, tool, ERRORS_KEPT_PER_TOOL - kept.length, outcome,
+    kept.map((call) => call.version), kept.map((call) => call.callId), kept.map((call) => call.message ?? ""), kept.map((call) => call.at), kept.map((call) => call.caller ?? null),
+  ]);
 }
 
 /** Stores a change of state with its events, and announces it (delivered to listeners at COMMIT). */

@@ -17,6 +17,7 @@ import { PG_SCHEMA_VERSION } from "./schema.js";
 import { PostgresLedgerStore } from "./store.js";
 import { MINUTE_MS, T0, makeCall, versionOf } from "../testing/fixtures.js";
 import { SKIP_POSTGRES, adminQuery, postgresUrl, testSchemas } from "../testing/postgres.js";
+import { V5_COLUMNS, V5_TABLES } from "../testing/upgrade.js";
 
 const schemas = testSchemas("dash");
 after(() => schemas.dropAll());
@@ -67,7 +68,8 @@ if (SKIP_POSTGRES !== false) {
       await ledger.record(makeCall({ outcome: "crash", at: T0 + MINUTE_MS }));
       await ledger.close();
       // Make it what a corral of PostgreSQL schema 2 left behind.
-      await adminQuery(`DROP TABLE "${schema}".script_calls; DROP TABLE "${schema}".strike_minutes; UPDATE "${schema}".meta SET value = '2' WHERE key = 'schema_version'`);
+      const v5 = [...V5_TABLES.map((table) => `DROP TABLE "${schema}".${table}`), `ALTER TABLE "${schema}".tools ${V5_COLUMNS.map((column) => `DROP COLUMN ${column}`).join(", ")}`];
+      await adminQuery(`${v5.join("; ")}; DROP TABLE "${schema}".script_calls; DROP TABLE "${schema}".strike_minutes; UPDATE "${schema}".meta SET value = '2' WHERE key = 'schema_version'`);
       await assert.rejects(PostgresDashboardReader.open({ url, schema }), notALedger(new RegExp(`older than ${PG_SCHEMA_VERSION}; a host or the CLI of this corral migrates it`)));
       const store = new PostgresLedgerStore({ url, schema, createSchema: false });
       await store.ready();
@@ -104,7 +106,8 @@ if (SKIP_POSTGRES !== false) {
       // 50 calls per source (1,000,000 in all); source i has i % 10 strikes, one a minute back from T0.
       await adminQuery(`
         INSERT INTO ${s}.sources (source, state, last_version) SELECT 'agent:bulk-' || lpad(i::text, 5, '0'), 'active', '${versionOf("big")}' FROM generate_series(0, ${sources - 1}) AS i;
-        INSERT INTO ${s}.tools SELECT 'agent:bulk-' || lpad(i::text, 5, '0'), 'run', 50, i % 10, jsonb_build_object('ok', 50 - i % 10, 'timeout', i % 10), 100, 50, 2, 1000, ${T0}, NULL, NULL, NULL
+        INSERT INTO ${s}.tools SELECT 'agent:bulk-' || lpad(i::text, 5, '0'), 'run', 50, i % 10, jsonb_build_object('ok', 50 - i % 10, 'timeout', i % 10), 100, 50, 2, 1000, ${T0}, NULL, NULL, NULL,
+          i % 10, '${versionOf("big")}', 50, i % 10, i % 10
           FROM generate_series(0, ${sources - 1}) AS i;
         INSERT INTO ${s}.strikes (source, tool, version, call_id, outcome, message, at)
           SELECT 'agent:bulk-' || lpad(i::text, 5, '0'), 'run', '${versionOf("big")}', 'c' || i || '-' || k, 'timeout', 'slow', ${T0} - k * ${MINUTE_MS}

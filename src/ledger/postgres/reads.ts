@@ -12,6 +12,7 @@ import { classify } from "./connection.js";
 import type { PostgresSql } from "./sql.js";
 import { toState, toStoredSourceDetail, toStoredSources, type EventRow, type StateRow, type StrikeRow, type ToolDbRow } from "../sql/ledger-rows.js";
 import type { ScriptCallDbRow, ScriptCallerDbRow } from "../sql/script-calls-sql.js";
+import type { ToolErrorDbRow, ToolVersionDbRow } from "../sql/tool-counts-sql.js";
 import { toScriptCallCounts, toScriptCaller, type StoredScriptCallers, type StoredScriptTools } from "../script-calls.js";
 import type { StoredSource, StoredSourceDetail } from "../store.js";
 import { initialState } from "../transitions.js";
@@ -41,8 +42,10 @@ export function readAllSources(client: PoolClient, sql: PostgresSql): Promise<St
     const versionCounts = (await client.query<{ source: string; n: number }>(sql.allVersionCounts)).rows;
     const lastStrikes = (await client.query<StrikeRow>(sql.allLastStrikes)).rows;
     const tools = (await client.query<ToolDbRow>(sql.allTools)).rows;
+    const toolVersions = await queryNamed<ToolVersionDbRow>(client, sql.allToolVersions, {});
+    const toolErrors = await queryNamed<ToolErrorDbRow>(client, sql.allToolErrors, {});
     const sources = (await client.query<StateRow>(sql.allSources)).rows;
-    return toStoredSources({ sources, versionCounts, lastStrikes, tools });
+    return toStoredSources({ sources, versionCounts, lastStrikes, tools, toolVersions, toolErrors });
   });
 }
 
@@ -54,7 +57,9 @@ export function readOneSource(client: PoolClient, sql: PostgresSql, source: stri
     const versions = (await client.query<{ n: number }>(sql.versionCount, [source])).rows[0]?.n ?? 0;
     const tools = (await client.query<ToolDbRow>(sql.sourceTools, [source])).rows;
     const events = (await client.query<EventRow>(sql.recentEvents, [source, limits.events])).rows;
-    return toStoredSourceDetail(source, { state, versions, strikes, tools, events }, limits);
+    const toolVersions = await queryNamed<ToolVersionDbRow>(client, sql.sourceToolVersions, { source });
+    const toolErrors = await queryNamed<ToolErrorDbRow>(client, sql.sourceToolErrors, { source });
+    return toStoredSourceDetail(source, { state, versions, strikes, tools, events, toolVersions, toolErrors }, limits);
   });
 }
 

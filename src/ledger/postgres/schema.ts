@@ -19,8 +19,9 @@ import type { Pool, PoolClient } from "pg";
 import { postgresDialect } from "../sql/dashboard-sql.js";
 import { LedgerUnavailableError } from "../errors.js";
 import { scriptCallsTable } from "../sql/script-calls-sql.js";
+import { toolCountColumns, toolCountTables } from "../sql/tool-counts-sql.js";
 
-export const PG_SCHEMA_VERSION = 4;
+export const PG_SCHEMA_VERSION = 5;
 /** The mark in `meta` that says this schema is a corral ledger. */
 const OWNER = "corral-ledger";
 
@@ -123,6 +124,15 @@ function upgrades(schema: string): string[] {
     // called this source's tools". Empty at migration: older records never named a script.
     `${scriptCallsTable(postgresDialect(s), "BIGINT")};
      CREATE INDEX script_calls_by_source ON ${s}.script_calls (source, via)`,
+    // 5: every outcome kind seen per tool and version (sql/tool-counts-sql.ts): a tool's non-ok calls
+    // (`errors`, filled here from its outcome counts), its counts per version (the current one in its row,
+    // earlier ones folded into tool_versions by the statement that counts a run, under the source's row
+    // lock), and its latest non-ok calls with their messages. tool_versions starts empty: older calls
+    // were counted with no version.
+    `ALTER TABLE ${s}.tools ${toolCountColumns("BIGINT").map((column) => `ADD COLUMN ${column}`).join(", ")};
+     UPDATE ${s}.tools SET errors = calls - coalesce((outcomes ->> 'ok')::bigint, 0);
+     ALTER TABLE ${s}.tools ADD CHECK (errors >= strikes AND errors <= calls AND cur_strikes <= cur_errors AND cur_errors <= cur_calls);
+     ${toolCountTables(postgresDialect(s), "BIGINT", "BIGSERIAL PRIMARY KEY", "")}`,
   ];
 }
 

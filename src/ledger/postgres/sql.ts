@@ -12,17 +12,22 @@
 import { postgresDialect, toPositional } from "../sql/dashboard-sql.js";
 import { quoteIdent } from "./schema.js";
 import { scriptCallsSql } from "../sql/script-calls-sql.js";
+import { toolCountUpdates, toolCountsSql } from "../sql/tool-counts-sql.js";
 
 const STATE_COLUMNS = "source, state, since, until, reason, actor, last_version";
 const STRIKE_COLUMNS = "source, tool, version, call_id, outcome, message, at, caller";
 const TOOL_COLUMNS = `source, tool, calls, strikes, outcomes::text AS outcomes, total_wall_ms, total_cpu_ms, last_wall_ms, max_heap_bytes,
   last_call_at, last_strike_at, last_strike_outcome, last_strike_message`;
+/** Every column of `tools`, in the order a statement that writes the whole row gives them. */
+const TOOL_ROW = `source, tool, calls, strikes, outcomes, total_wall_ms, total_cpu_ms, last_wall_ms, max_heap_bytes, last_call_at,
+  last_strike_at, last_strike_outcome, last_strike_message, errors, cur_version, cur_calls, cur_errors, cur_strikes`;
 
 export type PostgresSql = ReturnType<typeof postgresSql>;
 
 export function postgresSql(schema: string) {
   const s = quoteIdent(schema);
   const scripts = scriptCallsSql(postgresDialect(s));
+  const toolCounts = toolCountsSql(postgresDialect(s));
   return {
     /** The channel every change of state is announced on (NOTIFY), with the writer's id as payload. */
     channel: `corral_ledger:${schema}`,
@@ -39,13 +44,17 @@ export function postgresSql(schema: string) {
      * $1 source $2 tool $3 version $4 outcome $5 calls $6 strikes $7 wall sum $8 cpu sum $9 last wall $10 heap $11 at
      * $12-$14 the strike's at, outcome and message (null if none) $15-$18 the script sources among the run's
      * calls, with their calls, strikes and last at (script-calls.ts, scriptCountsOf; empty arrays when no script
-     * made them): their counters are counted here too, so a script's calls cost no round trip more.
+     * made them): their counters are counted here too, so a script's calls cost no round trip more; and the
+     * tool's counts of another version, if its row holds those, folded into tool_versions (sql/tool-counts-sql.ts).
+     * $19 the run's first call's at: when the source was first seen at $3, if it never was before.
      */
-    countRun: `WITH v AS (INSERT INTO ${s}.versions (source, version, first_at) VALUES ($1, $3, $11) ON CONFLICT DO NOTHING),
+    countRun: `WITH v AS (INSERT INTO ${s}.versions (source, version, first_at) VALUES ($1, $3, $19) ON CONFLICT DO NOTHING),
+      fold AS (${toolCounts.fold({ source: "$1", tool: "$2", version: "$3" })}),
       sc AS (${scripts.countRows(`SELECT x.via, $1, $2, $4, x.calls, x.strikes, x.last_at
         FROM unnest($15::text[], $16::bigint[], $17::bigint[], $18::bigint[]) AS x (via, calls, strikes, last_at)`)}),
       l AS (UPDATE ${s}.sources SET last_version = $3 WHERE source = $1 AND last_version IS DISTINCT FROM $3)
-      INSERT INTO ${s}.tools AS t VALUES ($1, $2, $5, $6, jsonb_build_object($4::text, $5::bigint), $7, $8, $9, $10, $11, $12, $13, $14)
+      INSERT INTO ${s}.tools AS t (${TOOL_ROW}) VALUES ($1, $2, $5, $6, jsonb_build_object($4::text, $5::bigint), $7, $8, $9, $10, $11, $12, $13, $14,
+        CASE WHEN $4::text = 'ok' THEN 0 ELSE $5::bigint END, $3, $5, CASE WHEN $4::text = 'ok' THEN 0 ELSE $5::bigint END, $6)
       ON CONFLICT (source, tool) DO UPDATE SET calls = t.calls + excluded.calls, strikes = t.strikes + excluded.strikes,
         outcomes = jsonb_set(t.outcomes, ARRAY[$4::text], to_jsonb(coalesce((t.outcomes ->> $4::text)::bigint, 0) + $5::bigint)),
         total_wall_ms = t.total_wall_ms + excluded.total_wall_ms, total_cpu_ms = t.total_cpu_ms + excluded.total_cpu_ms,
@@ -53,7 +62,18 @@ export function postgresSql(schema: string) {
         last_call_at = excluded.last_call_at,
         last_strike_at = coalesce(excluded.last_strike_at, t.last_strike_at),
         last_strike_outcome = coalesce(excluded.last_strike_outcome, t.last_strike_outcome),
-        last_strike_message = coalesce(excluded.last_strike_message, t.last_strike_message)`,
+        last_strike_message = coalesce(excluded.last_strike_message, t.last_strike_message),
+        ${toolCountUpdates("t.")}`,
+    /**
+     * $1 source $2 tool $3 how many of its kept errors stay (ERRORS_KEPT_PER_TOOL less the new ones) $4 outcome
+     * $5-$9 the new ones' versions, call ids, messages, times and callers, oldest first: keeps them, drops the
+     * tool's older ones. A statement only for a run that is not ok; every part sees the table as it was before it.
+     */
+    keepToolErrors: `WITH prev AS (SELECT id FROM ${s}.tool_errors WHERE source = $1 AND tool = $2 ORDER BY id DESC LIMIT $3),
+      ins AS (INSERT INTO ${s}.tool_errors (source, tool, version, call_id, outcome, message, at, caller)
+        SELECT $1, $2, x.version, x.call_id, $4, x.message, x.at, x.caller
+        FROM unnest($5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[]) WITH ORDINALITY AS x (version, call_id, message, at, caller, n) ORDER BY x.n)
+      DELETE FROM ${s}.tool_errors WHERE source = $1 AND tool = $2 AND id NOT IN (SELECT id FROM prev)`,
     /**
      * $1 source $2 tool $3 version $4 call id $5 outcome $6 message $7 at $8 keepStrikes - 1 $9 caller
      * $10 the oldest minute the timeline keeps: keeps the strike, prunes all but the $8 newest before it,
@@ -70,7 +90,7 @@ export function postgresSql(schema: string) {
     /** $1 source $2 version $3 at $4 tools: a load makes the source, its version and its tools (zero calls) known; counts nothing. */
     recordLoad: `WITH n AS (INSERT INTO ${s}.sources (source, state, last_version) VALUES ($1, 'active', $2) ON CONFLICT DO NOTHING),
       v AS (INSERT INTO ${s}.versions (source, version, first_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING)
-      INSERT INTO ${s}.tools SELECT $1, x, 0, 0, '{}'::jsonb, 0, 0, 0, 0, 0, NULL, NULL, NULL FROM unnest($4::text[]) AS x ON CONFLICT DO NOTHING`,
+      INSERT INTO ${s}.tools (${TOOL_ROW}) SELECT $1, x, 0, 0, '{}'::jsonb, 0, 0, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, 0, 0 FROM unnest($4::text[]) AS x ON CONFLICT DO NOTHING`,
     writeState: `INSERT INTO ${s}.sources (source, state, since, until, reason, actor) VALUES ($1, $2, $3, $4, $5, $6)
       ON CONFLICT (source) DO UPDATE SET state = excluded.state, since = excluded.since, until = excluded.until, reason = excluded.reason, actor = excluded.actor`,
     insertEvent: `INSERT INTO ${s}.events (at, source, kind, reason, until, actor) VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -86,6 +106,10 @@ export function postgresSql(schema: string) {
     allVersionCounts: `SELECT source, count(*)::int AS n FROM ${s}.versions GROUP BY source`,
     allLastStrikes: `SELECT DISTINCT ON (source) ${STRIKE_COLUMNS} FROM ${s}.strikes ORDER BY source, id DESC`,
     allTools: `SELECT ${TOOL_COLUMNS} FROM ${s}.tools`,
+    allToolVersions: toPositional(toolCounts.allVersions),
+    allToolErrors: toPositional(toolCounts.allErrors),
+    sourceToolVersions: toPositional(toolCounts.sourceVersions),
+    sourceToolErrors: toPositional(toolCounts.sourceErrors),
     scriptToolsCount: toPositional(scripts.toolsCount),
     scriptTools: toPositional(scripts.tools),
     scriptCallersCount: toPositional(scripts.callersCount),

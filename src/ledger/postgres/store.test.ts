@@ -16,7 +16,7 @@ import { PG_SCHEMA_VERSION } from "./schema.js";
 import { runStoreSuite } from "../store.case.js";
 import { makeCall, T0 } from "../testing/fixtures.js";
 import { SKIP_POSTGRES, adminQuery, postgresUrl, testSchemas } from "../testing/postgres.js";
-import { assertUpgraded, recordBeforeUpgrade } from "../testing/upgrade.js";
+import { V5_COLUMNS, V5_TABLES, assertUpgraded, recordBeforeUpgrade } from "../testing/upgrade.js";
 import { quarantineByHand } from "../transitions.js";
 
 const schemas = testSchemas("store");
@@ -81,24 +81,35 @@ if (SKIP_POSTGRES !== false) {
       }
     });
 
-    it("migrates a version-3 schema with records in it: they stay as they were, and scripts' calls count from then on", async () => {
-      const schema = schemas.next();
-      const ledger = new Ledger({ store: new PostgresLedgerStore({ url, schema }), policy: { strikes: 1_000 } });
-      const before = await recordBeforeUpgrade(ledger);
-      await ledger.close();
-      // Make it what a corral of PostgreSQL schema 3 left behind.
-      assert.deepEqual(await adminQuery(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`), [{ value: String(PG_SCHEMA_VERSION) }]);
-      await adminQuery(`DROP TABLE "${schema}".script_calls; UPDATE "${schema}".meta SET value = '3' WHERE key = 'schema_version'`);
+    for (const from of [3, 4]) {
+      it(`migrates a version-${from} schema with records in it: they stay as they were; scripts' calls, calls per version and tools' errors count from then on`, async () => {
+        const schema = schemas.next();
+        const ledger = new Ledger({ store: new PostgresLedgerStore({ url, schema }), policy: { strikes: 1_000 } });
+        const before = await recordBeforeUpgrade(ledger);
+        await ledger.close();
+        // Make it what a corral of that PostgreSQL schema left behind.
+        assert.deepEqual(await adminQuery(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`), [{ value: String(PG_SCHEMA_VERSION) }]);
+        const older = [
+          ...V5_TABLES.map((table) => `DROP TABLE "${schema}".${table}`),
+          `ALTER TABLE "${schema}".tools ${V5_COLUMNS.map((column) => `DROP COLUMN ${column}`).join(", ")}`,
+          ...(from === 3 ? [`DROP TABLE "${schema}".script_calls`] : []),
+          `UPDATE "${schema}".meta SET value = '${from}' WHERE key = 'schema_version'`,
+        ];
+        await adminQuery(older.join("; "));
 
-      // The CLI's kind of store (createSchema: false) migrates it as a host's does.
-      const migrated = new Ledger({ store: new PostgresLedgerStore({ url, schema, createSchema: false }), policy: { strikes: 1_000 } });
-      try {
-        await assertUpgraded(migrated, before);
-      } finally {
-        await migrated.close();
-      }
-      assert.deepEqual(await adminQuery(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`), [{ value: String(PG_SCHEMA_VERSION) }]);
-    });
+        // The CLI's kind of store (createSchema: false) migrates it as a host's does.
+        const migrated = new Ledger({ store: new PostgresLedgerStore({ url, schema, createSchema: false }), policy: { strikes: 1_000 } });
+        try {
+          await assertUpgraded(migrated, before, async () => {
+            const [row] = await adminQuery<{ errors: string }>(`SELECT errors FROM "${schema}".tools WHERE source = 'agent:m' AND tool = 'add'`);
+            return Number(row?.errors);
+          });
+        } finally {
+          await migrated.close();
+        }
+        assert.deepEqual(await adminQuery(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`), [{ value: String(PG_SCHEMA_VERSION) }]);
+      });
+    }
 
     it("counts scripts' calls exactly when several hosts record the same counters at once", async () => {
       const schema = schemas.next();

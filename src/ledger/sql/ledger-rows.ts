@@ -10,7 +10,8 @@
 import { z } from "zod";
 import { OutcomeKind } from "../../result.js";
 import type { StoredSource, StoredSourceDetail, StoredTool } from "../store.js";
-import { LedgerEvent, SourceState, StrikeEntry, emptyTotals } from "../types.js";
+import { LedgerEvent, SourceState, StrikeEntry, ToolErrorEntry, ToolVersionCounts, emptyTotals } from "../types.js";
+import type { ToolErrorDbRow, ToolVersionDbRow } from "./tool-counts-sql.js";
 
 export type StateRow = { source: string; state: string; since: number | null; until: number | null; reason: string | null; actor: string | null; last_version?: string | null };
 export type ToolDbRow = {
@@ -32,7 +33,32 @@ export function toStrike(row: StrikeRow): StrikeEntry {
 
 const OutcomeCountsJson = z.record(z.string(), z.number().int().nonnegative());
 
-export function toolsBySource(rows: ToolDbRow[]): Map<string, StoredTool[]> {
+/** A tool's rows of version 5 (sql/tool-counts-sql.ts), each list as read. */
+export type ToolCountRows = { toolVersions: ToolVersionDbRow[]; toolErrors: ToolErrorDbRow[] };
+
+export function toToolVersion(row: ToolVersionDbRow): ToolVersionCounts {
+  return ToolVersionCounts.parse({ version: row.version, calls: row.calls, errors: row.errors, strikes: row.strikes, firstSeenAt: row.first_at });
+}
+
+export function toToolError(row: ToolErrorDbRow): ToolErrorEntry {
+  return ToolErrorEntry.parse({ at: row.at, version: row.version, callId: row.call_id, outcome: row.outcome, message: row.message, ...(row.caller !== null ? { caller: row.caller } : {}) });
+}
+
+/** Rows grouped by (source, tool), in the order read. */
+export function byTool<R extends { source: string; tool: string }, T>(rows: readonly R[], map: (row: R) => T): Map<string, T[]> {
+  const grouped = new Map<string, T[]>();
+  for (const row of rows) {
+    const key = JSON.stringify([row.source, row.tool]);
+    const list = grouped.get(key);
+    if (list === undefined) grouped.set(key, [map(row)]);
+    else list.push(map(row));
+  }
+  return grouped;
+}
+
+export function toolsBySource(rows: ToolDbRow[], counts: ToolCountRows): Map<string, StoredTool[]> {
+  const versions = byTool(counts.toolVersions, toToolVersion);
+  const errors = byTool(counts.toolErrors, toToolError);
   const bySource = new Map<string, StoredTool[]>();
   for (const row of rows) {
     const totals = emptyTotals();
@@ -47,18 +73,20 @@ export function toolsBySource(rows: ToolDbRow[]): Map<string, StoredTool[]> {
       if (kind.success) totals.outcomes[kind.data] = calls;
     }
     const lastStrike = row.last_strike_at === null ? null : { at: row.last_strike_at, outcome: OutcomeKind.parse(row.last_strike_outcome), message: row.last_strike_message ?? "" };
-    bySource.set(row.source, [...(bySource.get(row.source) ?? []), { tool: row.tool, totals, lastStrike }]);
+    const key = JSON.stringify([row.source, row.tool]);
+    const tool = { tool: row.tool, totals, lastStrike, versions: versions.get(key) ?? [], lastErrors: errors.get(key) ?? [] };
+    bySource.set(row.source, [...(bySource.get(row.source) ?? []), tool]);
   }
   return bySource;
 }
 
 /** What listSources reads, in one snapshot: every source's state row and the counts beside it. */
-export type SourcesRows = { sources: StateRow[]; versionCounts: { source: string; n: number }[]; lastStrikes: StrikeRow[]; tools: ToolDbRow[] };
+export type SourcesRows = { sources: StateRow[]; versionCounts: { source: string; n: number }[]; lastStrikes: StrikeRow[]; tools: ToolDbRow[] } & ToolCountRows;
 
 export function toStoredSources(rows: SourcesRows): StoredSource[] {
   const versions = new Map(rows.versionCounts.map((row) => [row.source, row.n]));
   const lastStrikes = new Map(rows.lastStrikes.map((row) => [row.source, toStrike(row)]));
-  const tools = toolsBySource(rows.tools);
+  const tools = toolsBySource(rows.tools, rows);
   return rows.sources.map((row) => ({
     state: toState(row),
     versions: versions.get(row.source) ?? 0,
@@ -69,7 +97,7 @@ export function toStoredSources(rows: SourcesRows): StoredSource[] {
 }
 
 /** What readSource reads of one source, in one snapshot; `strikes` holds at least one row when there is one. */
-export type SourceRows = { state: StateRow; versions: number; strikes: StrikeRow[]; tools: ToolDbRow[]; events: EventRow[] };
+export type SourceRows = { state: StateRow; versions: number; strikes: StrikeRow[]; tools: ToolDbRow[]; events: EventRow[] } & ToolCountRows;
 
 export function toStoredSourceDetail(source: string, rows: SourceRows, limits: { strikes: number }): StoredSourceDetail {
   const strikes = rows.strikes.map(toStrike);
@@ -78,7 +106,7 @@ export function toStoredSourceDetail(source: string, rows: SourceRows, limits: {
     versions: rows.versions,
     lastVersion: rows.state.last_version ?? null,
     lastStrike: strikes[0] ?? null,
-    tools: toolsBySource(rows.tools).get(source) ?? [],
+    tools: toolsBySource(rows.tools, rows).get(source) ?? [],
     events: rows.events.map((event) => LedgerEvent.parse(event)),
     strikes: strikes.slice(0, limits.strikes),
   };

@@ -19,6 +19,7 @@ import { checkLedgerFile, SqliteDashboardReader } from "./dashboard.js";
 import { SqliteLedgerStore } from "./store.js";
 import { SCHEMA_VERSION } from "./schema.js";
 import { MINUTE_MS, T0, makeCall, tempDir, versionOf } from "../testing/fixtures.js";
+import { V5_COLUMNS, V5_TABLES } from "../testing/upgrade.js";
 
 const dir = tempDir();
 after(() => dir.remove());
@@ -79,6 +80,8 @@ describe("SqliteDashboardReader", { timeout: 120_000 }, () => {
     await ledger.close();
     // Make it what a corral of schema 1 left behind.
     const raw = new Database(path);
+    for (const table of V5_TABLES) raw.exec(`DROP TABLE ${table}`);
+    for (const column of V5_COLUMNS) raw.exec(`ALTER TABLE tools DROP COLUMN ${column}`);
     raw.exec("DROP TABLE script_calls; DROP TABLE strike_minutes; ALTER TABLE strikes DROP COLUMN caller");
     raw.pragma("user_version = 1");
     raw.close();
@@ -99,7 +102,7 @@ describe("SqliteDashboardReader", { timeout: 120_000 }, () => {
     const version = versionOf("big");
     db.transaction(() => {
       const source = db.prepare("INSERT INTO sources (source, state, last_version) VALUES (?, 'active', ?)");
-      const tool = db.prepare("INSERT INTO tools VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL)");
+      const tool = db.prepare("INSERT INTO tools VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?, ?)");
       const strike = db.prepare("INSERT INTO strikes (source, tool, version, call_id, outcome, message, at) VALUES (?, 'run', ?, ?, 'timeout', 'slow', ?)");
       const minute = db.prepare("INSERT INTO strike_minutes (source, minute, n) VALUES (?, ?, ?)");
       for (let i = 0; i < sources; i++) {
@@ -107,7 +110,7 @@ describe("SqliteDashboardReader", { timeout: 120_000 }, () => {
         const strikes = i % 10;
         source.run(id, version);
         // 50 calls per source: 1,000,000 in all.
-        tool.run(id, "run", 50, strikes, JSON.stringify({ ok: 50 - strikes, timeout: strikes }), 100, 50, 2, 1_000, T0);
+        tool.run(id, "run", 50, strikes, JSON.stringify({ ok: 50 - strikes, timeout: strikes }), 100, 50, 2, 1_000, T0, strikes, version, 50, strikes, strikes);
         for (let s = 0; s < strikes; s++) {
           strike.run(id, version, `${id}-${s}`, T0 - s * MINUTE_MS);
           minute.run(id, T0 - s * MINUTE_MS, 1);

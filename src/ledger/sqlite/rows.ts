@@ -6,6 +6,7 @@
  */
 import type Database from "better-sqlite3";
 import { SQLITE_DIALECT } from "../sql/dashboard-sql.js";
+import { toolCountUpdates, toolCountsSql } from "../sql/tool-counts-sql.js";
 import { scriptCallsSql, type ScriptCallDbRow, type ScriptCallerDbRow } from "../sql/script-calls-sql.js";
 import { toScriptCallCounts, toScriptCaller, type ScriptCallCount, type StoredScriptCallers, type StoredScriptTools } from "../script-calls.js";
 
@@ -14,6 +15,9 @@ const STATE = "SELECT source, state, since, until, reason, actor, last_version F
 const STRIKES = "SELECT source, tool, version, call_id, outcome, message, at, caller FROM strikes";
 
 const SCRIPT_SQL = scriptCallsSql(SQLITE_DIALECT);
+const TOOL_COUNTS = toolCountsSql(SQLITE_DIALECT);
+const TOOL_COLUMNS = `source, tool, calls, strikes, outcomes, total_wall_ms, total_cpu_ms, last_wall_ms, max_heap_bytes, last_call_at,
+  last_strike_at, last_strike_outcome, last_strike_message, errors, cur_version, cur_calls, cur_errors, cur_strikes`;
 
 const SQL = {
   readState: `${STATE} WHERE source = @source`,
@@ -21,18 +25,24 @@ const SQL = {
   setLastVersion: "UPDATE sources SET last_version = @version WHERE source = @source",
   addVersion: "INSERT INTO versions (source, version, first_at) VALUES (@source, @version, @at) ON CONFLICT DO NOTHING",
   // Outcome kinds are [a-z_] words (OutcomeKind), so one is a safe JSON path key.
-  // @calls calls of one outcome, counted at once: their summed times, the last one's wall time and `at`, the largest heap.
-  countTool: `INSERT INTO tools VALUES (@source, @tool, @calls, @strikes, json_object(@outcome, @calls), @wallSum, @cpuSum, @lastWall, @heap, @at, @strikeAt, @strikeOutcome, @strikeMessage)
+  // @calls calls of one outcome, counted at once: their summed times, the last one's wall time and `at`, the largest heap;
+  // @errors of them not ok (0 or @calls), at @version (sql/tool-counts-sql.ts: the row keeps its current version's counts).
+  countTool: `INSERT INTO tools (${TOOL_COLUMNS}) VALUES (@source, @tool, @calls, @strikes, json_object(@outcome, @calls), @wallSum, @cpuSum, @lastWall, @heap, @at,
+      @strikeAt, @strikeOutcome, @strikeMessage, @errors, @version, @calls, @errors, @strikes)
     ON CONFLICT (source, tool) DO UPDATE SET calls = calls + excluded.calls, strikes = strikes + excluded.strikes,
       outcomes = json_set(outcomes, '$.' || @outcome, coalesce(json_extract(outcomes, '$.' || @outcome), 0) + @calls),
       total_wall_ms = total_wall_ms + excluded.total_wall_ms, total_cpu_ms = total_cpu_ms + excluded.total_cpu_ms,
       last_wall_ms = excluded.last_wall_ms, max_heap_bytes = max(max_heap_bytes, excluded.max_heap_bytes), last_call_at = excluded.last_call_at,
       last_strike_at = coalesce(excluded.last_strike_at, last_strike_at),
       last_strike_outcome = coalesce(excluded.last_strike_outcome, last_strike_outcome),
-      last_strike_message = coalesce(excluded.last_strike_message, last_strike_message)`,
+      last_strike_message = coalesce(excluded.last_strike_message, last_strike_message),
+      ${toolCountUpdates("")}`,
+  foldVersion: TOOL_COUNTS.fold({ source: "@source", tool: "@tool", version: "@version" }),
+  insertToolError: TOOL_COUNTS.insertError,
+  pruneToolErrors: TOOL_COUNTS.pruneErrors,
   // A load makes a source and its tools known; a tool row with no calls reads as never called (toolsBySource).
   knowSource: "INSERT INTO sources (source, state, last_version) VALUES (@source, 'active', @version) ON CONFLICT DO NOTHING",
-  knowTool: "INSERT INTO tools VALUES (@source, @tool, 0, 0, '{}', 0, 0, 0, 0, 0, NULL, NULL, NULL) ON CONFLICT DO NOTHING",
+  knowTool: `INSERT INTO tools (${TOOL_COLUMNS}) VALUES (@source, @tool, 0, 0, '{}', 0, 0, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, 0, 0) ON CONFLICT DO NOTHING`,
   insertStrike: "INSERT INTO strikes (source, tool, version, call_id, outcome, message, at, caller) VALUES (@source, @tool, @version, @callId, @outcome, @message, @at, @caller)",
   pruneStrikes: `DELETE FROM strikes WHERE source = @source
     AND id NOT IN (SELECT id FROM strikes WHERE source = @source ORDER BY id DESC LIMIT @keep)`,
@@ -51,6 +61,10 @@ const SQL = {
   allVersionCounts: "SELECT source, count(*) AS n FROM versions GROUP BY source",
   allLastStrikes: `${STRIKES} WHERE id IN (SELECT max(id) FROM strikes GROUP BY source)`,
   allTools: TOOLS,
+  allToolVersions: TOOL_COUNTS.allVersions,
+  allToolErrors: TOOL_COUNTS.allErrors,
+  sourceToolVersions: TOOL_COUNTS.sourceVersions,
+  sourceToolErrors: TOOL_COUNTS.sourceErrors,
   countScriptCalls: SCRIPT_SQL.countRows("VALUES (@script, @source, @tool, @outcome, @calls, @strikes, @at)"),
   scriptToolsCount: SCRIPT_SQL.toolsCount,
   scriptTools: SCRIPT_SQL.tools,

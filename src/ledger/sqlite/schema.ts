@@ -14,8 +14,9 @@ import type Database from "better-sqlite3";
 import { SQLITE_DIALECT } from "../sql/dashboard-sql.js";
 import { LedgerUnavailableError } from "../errors.js";
 import { scriptCallsTable } from "../sql/script-calls-sql.js";
+import { toolCountColumns, toolCountTables } from "../sql/tool-counts-sql.js";
 
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** How long the strike timeline keeps its minutes: the dashboard's longest window (a week) and a day more. */
 export const STRIKE_MINUTES_KEPT_MS = 8 * 24 * 3_600_000;
@@ -114,6 +115,17 @@ const SCHEMA_V3 = "ALTER TABLE strikes ADD COLUMN caller TEXT;";
 const SCHEMA_V4 = `${scriptCallsTable(SQLITE_DIALECT, "INTEGER")} WITHOUT ROWID;
 CREATE INDEX script_calls_by_source ON script_calls (source, via);`;
 
+/**
+ * Version 5: every outcome kind seen per tool and version (sql/tool-counts-sql.ts):
+ * a tool's non-ok calls (`errors`, filled here from its outcome counts), its
+ * counts per version (the current one in its row, earlier ones folded into
+ * tool_versions), and its latest non-ok calls with their messages. Calls
+ * recorded before the migration have no version: tool_versions starts empty.
+ */
+const SCHEMA_V5 = `${toolCountColumns("INTEGER").map((column) => `ALTER TABLE tools ADD COLUMN ${column};`).join("\n")}
+UPDATE tools SET errors = calls - coalesce(json_extract(outcomes, '$.ok'), 0);
+${toolCountTables(SQLITE_DIALECT, "INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT", " WITHOUT ROWID")};`;
+
 /** Brings the file's schema to SCHEMA_VERSION; `path` only names the file in errors. */
 export function migrate(db: Database.Database, path: string): void {
   db.transaction(() => {
@@ -128,6 +140,7 @@ export function migrate(db: Database.Database, path: string): void {
     if (version < 2) db.exec(SCHEMA_V2);
     if (version < 3) db.exec(SCHEMA_V3);
     if (version < 4) db.exec(SCHEMA_V4);
+    if (version < 5) db.exec(SCHEMA_V5);
     if (version < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

@@ -19,7 +19,7 @@ import { COMMIT_BEHIND_MS } from "../../../sandbox/shared/tuning.js";
 import { runStoreSuite } from "../store.case.js";
 import { SCHEMA_VERSION } from "./schema.js";
 import { MINUTE_MS, makeCall, manualClock, tempDir, versionOf } from "../testing/fixtures.js";
-import { assertUpgraded, recordBeforeUpgrade } from "../testing/upgrade.js";
+import { V5_COLUMNS, V5_TABLES, assertUpgraded, recordBeforeUpgrade } from "../testing/upgrade.js";
 import type { CallRecord } from "../types.js";
 import { expire } from "../transitions.js";
 
@@ -274,31 +274,42 @@ describe("SqliteLedgerStore on disk", { timeout: 60_000 }, () => {
     }
   });
 
-  it("migrates a version-3 ledger with records in it: they stay as they were, and scripts' calls count from then on", async () => {
-    const path = nextPath();
-    const ledger = new Ledger({ store: path, policy: { strikes: 1_000 } });
-    const before = await recordBeforeUpgrade(ledger);
-    await ledger.close();
-    // Make it what a corral of schema 3 left behind: no script_calls, user_version 3.
-    const raw = new Database(path);
-    assert.equal(raw.pragma("user_version", { simple: true }), SCHEMA_VERSION);
-    raw.exec("DROP TABLE script_calls");
-    raw.pragma("user_version = 3");
-    raw.close();
+  for (const from of [3, 4]) {
+    it(`migrates a version-${from} ledger with records in it: they stay as they were; scripts' calls, calls per version and tools' errors count from then on`, async () => {
+      const path = nextPath();
+      const ledger = new Ledger({ store: path, policy: { strikes: 1_000 } });
+      const before = await recordBeforeUpgrade(ledger);
+      await ledger.close();
+      // Make it what a corral of that schema left behind.
+      const raw = new Database(path);
+      assert.equal(raw.pragma("user_version", { simple: true }), SCHEMA_VERSION);
+      for (const table of V5_TABLES) raw.exec(`DROP TABLE ${table}`);
+      for (const column of V5_COLUMNS) raw.exec(`ALTER TABLE tools DROP COLUMN ${column}`);
+      if (from === 3) raw.exec("DROP TABLE script_calls");
+      raw.pragma(`user_version = ${from}`);
+      raw.close();
 
-    const migrated = new Ledger({ store: path, policy: { strikes: 1_000 } });
-    try {
-      await assertUpgraded(migrated, before);
-    } finally {
-      await migrated.close();
-    }
-    const check = new Database(path, { readonly: true });
-    try {
-      assert.equal(check.pragma("user_version", { simple: true }), SCHEMA_VERSION);
-    } finally {
-      check.close();
-    }
-  });
+      const migrated = new Ledger({ store: path, policy: { strikes: 1_000 } });
+      try {
+        await assertUpgraded(migrated, before, async () => {
+          const reader = new Database(path, { readonly: true });
+          try {
+            return (reader.prepare("SELECT errors FROM tools WHERE source = 'agent:m' AND tool = 'add'").get() as { errors: number }).errors;
+          } finally {
+            reader.close();
+          }
+        });
+      } finally {
+        await migrated.close();
+      }
+      const check = new Database(path, { readonly: true });
+      try {
+        assert.equal(check.pragma("user_version", { simple: true }), SCHEMA_VERSION);
+      } finally {
+        check.close();
+      }
+    });
+  }
 
   it("parses its options strictly", () => {
     assert.throws(() => new SqliteLedgerStore({ path: nextPath(), busyTimeout: 5 } as never), /busyTimeout.*\[invalid_options\]|Unrecognized key.*busyTimeout/);

@@ -39,6 +39,7 @@ import type Database from "better-sqlite3";
 import { LedgerClosedError } from "../errors.js";
 import { toState, toStoredSourceDetail, toStoredSources, type EventRow, type StateRow, type StrikeRow, type ToolDbRow } from "../sql/ledger-rows.js";
 import { runEnd } from "../record-runs.js";
+import type { ToolErrorDbRow, ToolVersionDbRow } from "../sql/tool-counts-sql.js";
 import { guard, resolveSqliteOptions, openSqlite, type SqliteStoreOptions } from "./open.js";
 import { prepareStatements, readScriptCallers, readScriptTools, type Statements } from "./rows.js";
 import { recordRun, writeTransition } from "./writes.js";
@@ -211,6 +212,8 @@ export class SqliteLedgerStore implements LedgerStore {
       versionCounts: sql.allVersionCounts.all() as { source: string; n: number }[],
       lastStrikes: sql.allLastStrikes.all() as StrikeRow[],
       tools: sql.allTools.all() as ToolDbRow[],
+      toolVersions: sql.allToolVersions.all() as ToolVersionDbRow[],
+      toolErrors: sql.allToolErrors.all() as ToolErrorDbRow[],
       sources: sql.allSources.all() as StateRow[],
     });
   }
@@ -229,6 +232,8 @@ export class SqliteLedgerStore implements LedgerStore {
       versions: (sql.versionCount.get({ source }) as { n: number }).n,
       tools: sql.sourceTools.all({ source }) as ToolDbRow[],
       events: sql.recentEvents.all({ source, limit: limits.events }) as EventRow[],
+      toolVersions: sql.sourceToolVersions.all({ source }) as ToolVersionDbRow[],
+      toolErrors: sql.sourceToolErrors.all({ source }) as ToolErrorDbRow[],
     }, limits);
   }
 

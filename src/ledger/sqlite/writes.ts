@@ -13,15 +13,17 @@ import { countScriptCalls, type Statements } from "./rows.js";
 import { STRIKE_MINUTES_KEPT_MS } from "./schema.js";
 import type { Applied, RecordOptions } from "../store.js";
 import { initialState, type Transition } from "../transitions.js";
-import { isStrike, type CallRecord } from "../types.js";
+import { ERRORS_KEPT_PER_TOOL, isStrike, type CallRecord } from "../types.js";
 
 /** A record waiting for its commit, as the store's batch holds it. */
 export type PendingRecord = { call: CallRecord; options: RecordOptions };
 
 /**
  * A run of one strike, or of calls that count alike. An ok call on a known
- * source at its current version writes one row (tools); the source and
- * version rows are written only when they change.
+ * source at its tool's current version writes one row (tools); the source,
+ * version and tool_versions rows are written only when they change (the
+ * fold, sql/tool-counts-sql.ts), the tool's latest errors only for a run
+ * that is not ok.
  */
 export function recordRun(sql: Statements, run: PendingRecord[]): Applied[] {
   const call = (run[0] as PendingRecord).call;
@@ -32,12 +34,15 @@ export function recordRun(sql: Statements, run: PendingRecord[]): Applied[] {
   else if (row.last_version !== call.version) sql.setLastVersion.run({ source: call.source, version: call.version });
   if (row?.last_version !== call.version) sql.addVersion.run({ source: call.source, version: call.version, at: call.at });
   const { wallSum, cpuSum, heap } = sumRun(run);
+  sql.foldVersion.run({ source: call.source, tool: call.tool, version: call.version });
   sql.countTool.run({
     source: call.source, tool: call.tool, outcome: call.outcome, calls: run.length, strikes: strike ? 1 : 0,
+    errors: call.outcome === "ok" ? 0 : run.length, version: call.version,
     wallSum, cpuSum, lastWall: last.wallMs, heap, at: last.at,
     strikeAt: strike ? call.at : null, strikeOutcome: strike ? call.outcome : null, strikeMessage: strike ? (call.message ?? "") : null,
   });
   for (const count of scriptCountsOf(run)) countScriptCalls(sql, count);
+  if (call.outcome !== "ok") keepToolErrors(sql, run);
   let strikeTimes: number[] = [];
   if (strike) {
     sql.insertStrike.run({ source: call.source, tool: call.tool, version: call.version, callId: call.callId, outcome: call.outcome, message: call.message ?? "", at: call.at, caller: call.caller ?? null });
@@ -53,6 +58,15 @@ export function recordRun(sql: Statements, run: PendingRecord[]): Applied[] {
     state = applied?.state ?? state;
     return { state, applied };
   });
+}
+
+/** Keeps the run's latest calls (all of one tool, none ok) with their messages, and drops the tool's older ones. */
+function keepToolErrors(sql: Statements, run: PendingRecord[]): void {
+  const { source, tool } = (run[0] as PendingRecord).call;
+  for (const { call } of run.slice(-ERRORS_KEPT_PER_TOOL)) {
+    sql.insertToolError.run({ source, tool, version: call.version, callId: call.callId, outcome: call.outcome, message: call.message ?? "", at: call.at, caller: call.caller ?? null });
+  }
+  sql.pruneToolErrors.run({ source, tool, keep: ERRORS_KEPT_PER_TOOL });
 }
 
 /** Writes a source's new state and the events of its change; nothing when `decide` changed nothing. */
