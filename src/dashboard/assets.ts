@@ -11,6 +11,8 @@ const FILES = {
   "/": { file: "index.html", type: "text/html; charset=utf-8" },
   "/app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
   "/chart.js": { file: "chart.js", type: "text/javascript; charset=utf-8" },
+  "/dom.js": { file: "dom.js", type: "text/javascript; charset=utf-8" },
+  "/source.js": { file: "source.js", type: "text/javascript; charset=utf-8" },
   "/library.js": { file: "library.js", type: "text/javascript; charset=utf-8" },
   "/style.css": { file: "style.css", type: "text/css; charset=utf-8" },
   "/favicon.svg": { file: "favicon.svg", type: "image/svg+xml" },

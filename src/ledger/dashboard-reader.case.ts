@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { DashboardReader } from "./dashboard-reader.js";
 import { Ledger } from "./ledger.js";
-import { MINUTE_MS, T0, makeCall, manualClock } from "./testing/fixtures.js";
+import { MINUTE_MS, T0, makeCall, manualClock, versionOf } from "./testing/fixtures.js";
 
 /** A fresh, empty place for one test's ledger: what `new Ledger({ store })` takes, and its reader (opened once the ledger exists). */
 export type ReaderTarget = { store: string; openReader(): Promise<DashboardReader> };
@@ -60,9 +60,39 @@ export function runDashboardReaderSuite(name: string, nextTarget: () => ReaderTa
         const found = await reader.sourcesPage({ ...page, now, search: "FLA" });
         assert.deepEqual(found.rows.map((row) => row.source), ["agent:flaky"]);
         assert.equal(found.total, 1);
-        assert.deepEqual(await reader.totals(now), { sources: 3, quarantined: 1, calls: 8, strikes: 3 });
+        assert.deepEqual(await reader.totals(now), { sources: 3, quarantined: 1, calls: 8, strikes: 3, errors: 3 });
         // Before flaky's quarantine ends, it counts as quarantined.
-        assert.deepEqual(await reader.totals(T0 + 5 * MINUTE_MS), { sources: 3, quarantined: 2, calls: 8, strikes: 3 });
+        assert.deepEqual(await reader.totals(T0 + 5 * MINUTE_MS), { sources: 3, quarantined: 2, calls: 8, strikes: 3, errors: 3 });
+      });
+    });
+
+    it("counts every non-ok call: a tool that failed 4 of its 12 calls is at 33 %, ranks above the healthy, and shows its versions and latest errors", async () => {
+      const target = nextTarget();
+      const ledger = new Ledger({ store: target.store, policy: NEVER });
+      const v1 = makeCall().version;
+      const v2 = versionOf(2);
+      for (let i = 0; i < 12; i++) {
+        const failed = i % 3 === 2;
+        await ledger.record(makeCall({ source: "agent:flaky", tool: "parse", version: i < 6 ? v1 : v2, at: T0 + i, ...(failed ? { outcome: "tool_error", message: `bad row ${i}` } : {}) }));
+      }
+      await ledger.record(makeCall({ source: "agent:flaky", tool: "fine", at: T0 }));
+      for (let i = 0; i < 30; i++) await ledger.record(makeCall({ source: "agent:healthy", at: T0 + i }));
+      await ledger.record(makeCall({ source: "agent:blocked", outcome: "blocked", message: "the gate said no", at: T0 }));
+      for (let i = 0; i < 3; i++) await ledger.record(makeCall({ source: "agent:blocked", at: T0 }));
+      await ledger.close();
+      await withReader(target, async (reader) => {
+        const sources = await reader.sourcesPage({ ...page, now: T0 });
+        assert.deepEqual(sources.rows.map((row) => [row.source, row.errors, row.calls]), [["agent:flaky", 4, 13], ["agent:blocked", 1, 4], ["agent:healthy", 0, 30]]);
+        assert.equal(sources.rows[0]?.errorRate, 4 / 13);
+        assert.deepEqual(await reader.totals(T0), { sources: 3, quarantined: 0, calls: 47, strikes: 0, errors: 5 });
+        const detail = await reader.sourceDetail("agent:flaky", { now: T0, tools: page, strikes: page, events: page });
+        const [parse, fine] = detail?.tools.rows ?? [];
+        assert.deepEqual([parse?.tool, parse?.calls, parse?.errors, Math.round((parse?.errorRate ?? 0) * 100), parse?.outcomes], ["parse", 12, 4, 33, { ok: 8, tool_error: 4 }]);
+        assert.deepEqual(parse?.versions.map((v) => [v.version, v.calls, v.errors, v.strikes]), [[v2, 6, 2, 0], [v1, 6, 2, 0]], "newest version first");
+        assert.deepEqual(parse?.lastErrors.map((error) => [error.outcome, error.message]), [["tool_error", "bad row 11"], ["tool_error", "bad row 8"], ["tool_error", "bad row 5"], ["tool_error", "bad row 2"]]);
+        assert.deepEqual([fine?.tool, fine?.errorRate, fine?.lastErrors, fine?.versions.length], ["fine", 0, [], 1]);
+        const second = await reader.sourceDetail("agent:flaky", { now: T0, tools: { offset: 1, limit: 1 }, strikes: page, events: page });
+        assert.deepEqual(second?.tools.rows.map((tool) => [tool.tool, tool.versions.length, tool.lastErrors.length]), [["fine", 1, 0]], "a page's tools have their own counts");
       });
     });
 

@@ -10,7 +10,7 @@
  * SqliteDashboardReader and PostgresDashboardReader give it a connection.
  */
 import { z } from "zod";
-import { EpochMs, EventKind, SourceState, StrikeEntry } from "./types.js";
+import { EpochMs, EventKind, SourceState, StrikeEntry, ToolErrorEntry, ToolVersionCounts } from "./types.js";
 
 const Count = z.number().int().nonnegative();
 
@@ -21,24 +21,33 @@ export const DashboardSourceRow = z.strictObject({
   calls: Count,
   strikes: Count,
   strikeRate: z.number().min(0).max(1),
+  /** Non-ok calls, strikes among them. */
+  errors: Count,
+  errorRate: z.number().min(0).max(1),
   tools: Count,
   lastCallAt: EpochMs.nullable(),
 });
 export type DashboardSourceRow = z.infer<typeof DashboardSourceRow>;
 
-export const DashboardTotals = z.strictObject({ sources: Count, quarantined: Count, calls: Count, strikes: Count });
+export const DashboardTotals = z.strictObject({ sources: Count, quarantined: Count, calls: Count, strikes: Count, errors: Count });
 export type DashboardTotals = z.infer<typeof DashboardTotals>;
 
 export const DashboardToolRow = z.strictObject({
   tool: z.string(),
   calls: Count,
   strikes: Count,
+  errors: Count,
+  errorRate: z.number().min(0).max(1),
   outcomes: z.record(z.string(), Count),
   meanWallMs: z.number().nonnegative(),
   lastWallMs: z.number().nonnegative(),
   meanCpuMs: z.number().nonnegative(),
   maxHeapBytes: Count,
   lastCallAt: EpochMs.nullable(),
+  /** Newest version first (as the ledger's reports). */
+  versions: z.array(ToolVersionCounts),
+  /** Newest first, at most ERRORS_KEPT_PER_TOOL. */
+  lastErrors: z.array(ToolErrorEntry),
 });
 export type DashboardToolRow = z.infer<typeof DashboardToolRow>;
 
@@ -68,7 +77,7 @@ export interface DashboardReader {
   /** A number that changes when anyone commits to the ledger; cheap enough to poll. */
   version(): Promise<number>;
   totals(now: number): Promise<DashboardTotals>;
-  /** Sources in order of trouble: quarantined first, then most strikes, then highest strike rate, then name. */
+  /** Sources in order of trouble: quarantined first, then most strikes, then highest error rate, then highest strike rate, then name. */
   sourcesPage(request: PageRequest & { now: number; search?: string }): Promise<Page<DashboardSourceRow>>;
   /** Strike counts per bucket; `sources` null: every source together. */
   timelines(request: TimelineRequest & { sources: readonly string[] | null }): Promise<Map<string | null, number[]>>;

@@ -52,7 +52,7 @@ function toToolRow(tool: StoredTool): ToolRow {
 }
 
 /** Newest first by when the source was first seen at it; a version never noted last; then by hash, for a stable order. */
-function newestVersionFirst(a: ToolVersionCounts, b: ToolVersionCounts): number {
+export function newestVersionFirst(a: ToolVersionCounts, b: ToolVersionCounts): number {
   const first = (b.firstSeenAt ?? -1) - (a.firstSeenAt ?? -1);
   return first !== 0 ? first : a.version < b.version ? -1 : a.version > b.version ? 1 : 0;
 }

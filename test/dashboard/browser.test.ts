@@ -3,8 +3,10 @@
  * on a real ledger, a SQLite file and then a PostgreSQL schema (the server
  * of CORRAL_TEST_POSTGRES_URL): the table and the chart; strikes and a quarantine
  * written by other processes appearing without a reload; a quarantine made
- * on the page that a host sharing the ledger then obeys; hostile source ids,
- * tool names and messages shown as text; a wrong token refused.
+ * on the page that a host sharing the ledger then obeys; a tool's error rate,
+ * calls per version and latest errors, on the source's own address
+ * (#source=<id>) that back and forward follow; hostile source ids, tool
+ * names and messages shown as text; a wrong token refused.
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -50,6 +52,8 @@ function browserSuite(kind: string, ledgerIn: (dir: string) => string): void {
         { source: "agent:shaky", tool: "parse", outcome: "timeout", at: now - 90_000, message: "ran past 50 ms" },
         { source: "agent:shaky", tool: "parse", outcome: "ok", at: now - 80_000 },
         { source: HOSTILE_SOURCE, tool: HOSTILE_TOOL, outcome: "crash", at: now - 60_000, message: HOSTILE_MESSAGE },
+        // 4 of 12 calls a tool_error: no strike, but not healthy either.
+        ...Array.from({ length: 12 }, (_, i) => ({ source: "agent:flaky", tool: "parse", at: now - 50_000 + i, ...(i % 3 === 2 ? { outcome: "tool_error", message: `bad row ${i}` } : { outcome: "ok" }) })),
       ]);
       dashboard = await createDashboard({ ledger, actor: "dashboard:browser-test", pollMs: 250 });
       browser = await launchChromium();
@@ -91,11 +95,14 @@ function browserSuite(kind: string, ledgerIn: (dir: string) => string): void {
       const page = await open();
       try {
         const sources = await page.locator("#sources tbody tr").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-source")));
-        // One strike each: the higher strike rate first (1 of 1, then 1 of 2); then no strikes.
-        assert.deepEqual(sources, [HOSTILE_SOURCE, "agent:shaky", "agent:steady"]);
+        // One strike each: the higher error rate first (1 of 1, then 1 of 2); then no strikes, by error rate (4 of 12, then none).
+        assert.deepEqual(sources, [HOSTILE_SOURCE, "agent:shaky", "agent:flaky", "agent:steady"]);
+        assert.equal(await page.locator('#sources tbody tr[data-source="agent:flaky"] td.errors').textContent(), "33%");
+        assert.equal(await page.locator('#sources tbody tr[data-source="agent:steady"] td.errors').textContent(), "0%");
         assert.equal(await chartTotal(page), 2);
         assert.equal(await page.locator("#chart svg rect[data-count]").count(), 60, "the last hour, a bar a minute");
-        assert.equal(await page.locator('[data-card="calls"] .value').textContent(), "4");
+        assert.equal(await page.locator('[data-card="calls"] .value').textContent(), "16");
+        assert.equal(await page.locator('[data-card="errors"] .value').textContent(), "6");
         assert.equal(new URL(page.url()).hash, "", "the token left the address bar");
         await page.click("[data-window=week]");
         await until(() => page.locator("#chart svg rect[data-count]").count(), 84, "bars of the week");
@@ -153,6 +160,38 @@ function browserSuite(kind: string, ledgerIn: (dir: string) => string): void {
         },
         { ledger: { store: ledger }, cacheDir: cache },
       );
+    });
+
+    it("opens a source at its own address: its tool's 33 % error rate, calls per version and latest errors; back and forward follow", async () => {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      try {
+        await page.goto(`${dashboard.openUrl}&source=${encodeURIComponent("agent:flaky")}`);
+        await page.locator('#detail tr[data-tool="parse"]').waitFor();
+        assert.equal(await page.locator("#detail h2").textContent(), "agent:flaky");
+        assert.equal(new URL(page.url()).hash, "#source=agent%3Aflaky", "the token left the address bar, the source stayed");
+        const parse = page.locator('#detail tr[data-tool="parse"]');
+        assert.equal(await parse.locator("td.errors").textContent(), "4 · 33%");
+        assert.match((await parse.textContent()) ?? "", /tool_error 4/);
+        // seedLedger's calls alternate two versions: one call in seven at the other.
+        const versions = await page.locator('#detail tr[data-tool-version^="parse@"]').evaluateAll((rows) => rows.map((row) => row.textContent));
+        assert.equal(versions.length, 2, JSON.stringify(versions));
+        const messages = await page.locator('#detail .errors li[data-tool-error="parse"] .message').evaluateAll((items) => items.map((item) => item.textContent));
+        assert.deepEqual(messages, ["bad row 11", "bad row 8", "bad row 5", "bad row 2"]);
+        // The list links to each source's address; following one, then going back, shows each in turn.
+        assert.equal(await page.locator('#sources tbody tr[data-source="agent:shaky"] a.source-link').getAttribute("href"), "#source=agent%3Ashaky");
+        await page.locator('#sources tbody tr[data-source="agent:shaky"] a.source-link').click();
+        await until(() => page.locator("#detail h2").textContent(), "agent:shaky", "the linked source");
+        assert.equal(new URL(page.url()).hash, "#source=agent%3Ashaky");
+        await page.goBack();
+        await until(() => page.locator("#detail h2").textContent(), "agent:flaky", "the source before, after going back");
+        await page.locator('#detail [data-action="close"]').click();
+        assert.equal(await page.locator("#detail").isHidden(), true);
+        assert.equal(new URL(page.url()).hash, "");
+        await page.goBack();
+        await until(() => page.locator("#detail").isVisible(), true, "the source again, after going back past the close");
+      } finally {
+        await page.close();
+      }
     });
 
     it("shows a source id, tool name and message that hold HTML as text, and runs none of it", async () => {

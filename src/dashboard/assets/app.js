@@ -1,36 +1,24 @@
 // corral dashboard: the page's script. Every string from the ledger (source
 // ids, tool names, messages, reasons, actors) is untrusted: it only ever goes
 // into textContent or an attribute set with setAttribute, never into markup.
-import { barChart, sparkline } from "/chart.js";
-import { libraryPanel } from "/library.js";
+import { sparkline } from "/chart.js";
+import { $, el, number, percent, renderChart, sourceHref, sourceInHash, stateBadge, when } from "/dom.js";
+import { renderDetail } from "/source.js";
 
 const state = { token: "", window: "hour", offset: 0, search: "", selected: null, detailPages: { tools: 0, strikes: 0, events: 0 }, version: null, overview: null, pollMs: 2000 };
 
-// The token comes in the URL's fragment (never sent to a server); keep it for this tab only, and take it out of the address bar.
+// The token comes in the URL's fragment (never sent to a server); keep it for this tab only, and take it out of
+// the address bar, leaving the source it names, if any (#token=…&source=…): that is the source's own address.
 function readToken() {
   const fragment = new URLSearchParams(location.hash.slice(1));
   const fromUrl = fragment.get("token");
   if (fromUrl) {
     sessionStorage.setItem("corral-token", fromUrl);
-    history.replaceState(null, "", location.pathname);
+    const source = fragment.get("source");
+    history.replaceState(null, "", location.pathname + (source === null ? "" : sourceHref(source)));
   }
   return sessionStorage.getItem("corral-token") ?? "";
 }
-
-function el(tag, options = {}, children = []) {
-  const node = document.createElement(tag);
-  if (options.class) node.className = options.class;
-  if (options.text !== undefined) node.textContent = String(options.text);
-  for (const [name, value] of Object.entries(options.attrs ?? {})) node.setAttribute(name, String(value));
-  for (const child of children) if (child) node.append(child);
-  return node;
-}
-
-const $ = (id) => document.getElementById(id);
-const number = new Intl.NumberFormat();
-const percent = (rate) => (rate === 0 ? "0%" : rate < 0.001 ? "<0.1%" : `${(rate * 100).toFixed(rate < 0.1 ? 1 : 0)}%`);
-const when = (ms) => (ms === null || ms === undefined ? "—" : new Date(ms).toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" }));
-const STRIKES = new Set(["timeout", "memory", "crash"]);
 
 class ApiError extends Error {
   constructor(status, message) {
@@ -63,39 +51,35 @@ function setLive(mode, text) {
   $("live-text").textContent = text;
 }
 
-function stateBadge(sourceState) {
-  return el("span", { class: `badge ${sourceState.state}`, text: sourceState.state === "quarantined" ? "quarantined" : "active" });
-}
-
 function renderCards(totals) {
   const cards = [
     ["Sources", totals.sources, ""],
     ["Quarantined", totals.quarantined, totals.quarantined > 0 ? "bad" : ""],
     ["Calls", totals.calls, ""],
+    ["Errors", totals.errors, totals.errors > 0 ? "bad" : ""],
     ["Strikes", totals.strikes, totals.strikes > 0 ? "bad" : ""],
   ];
   $("cards").replaceChildren(...cards.map(([label, value, tone]) => el("div", { class: `card ${tone}`, attrs: { "data-card": label.toLowerCase() } }, [el("div", { class: "label", text: label }), el("div", { class: "value", text: number.format(value) })])));
 }
 
-function renderChart(target, counts, window) {
-  const total = counts.reduce((sum, n) => sum + n, 0);
-  const names = { hour: "the last hour, per minute", day: "the last day, per 30 minutes", week: "the last week, per 2 hours" };
-  target.replaceChildren(barChart(counts, window), el("div", { class: "caption", text: `${number.format(total)} strike${total === 1 ? "" : "s"} in ${names[window.name]}` }));
-}
-
 function renderTable(page) {
   const rows = page.rows.map((row) => {
     const tr = el("tr", { attrs: { tabindex: 0, "data-source": row.source, "aria-current": row.source === state.selected ? "true" : "false" } }, [
-      el("td", {}, [el("div", { class: "source-id", text: row.source })]),
+      el("td", {}, [el("a", { class: "source-link", attrs: { href: sourceHref(row.source) } }, [el("div", { class: "source-id", text: row.source })])]),
       el("td", {}, [stateBadge(row.state)]),
       el("td", { class: "num", text: number.format(row.strikes) }),
       el("td", { class: "num opt", text: number.format(row.calls) }),
-      el("td", { class: "num", text: percent(row.strikeRate) }),
+      el("td", { class: `num errors${row.errors > 0 ? " bad" : ""}`, text: percent(row.errorRate) }),
+      el("td", { class: "num opt", text: percent(row.strikeRate) }),
       el("td", { class: "spark-cell" }, [sparkline(row.timeline)]),
       el("td", { class: "opt small", text: when(row.lastCallAt) }),
     ]);
-    const open = () => selectSource(row.source);
-    tr.addEventListener("click", open);
+    const open = () => openSource(row.source);
+    tr.addEventListener("click", (event) => {
+      // The link opens it by its address (hashchange); a click elsewhere on the row does the same.
+      if (event.target.closest("a") !== null) return;
+      open();
+    });
     tr.addEventListener("keydown", (event) => {
       if (event.key === "Enter" || event.key === " ") {
         event.preventDefault();
@@ -104,7 +88,7 @@ function renderTable(page) {
     });
     return tr;
   });
-  if (rows.length === 0) rows.push(el("tr", {}, [el("td", { class: "empty-note", text: state.search ? "No source matches the filter." : "The ledger has no sources yet.", attrs: { colspan: 7 } })]));
+  if (rows.length === 0) rows.push(el("tr", {}, [el("td", { class: "empty-note", text: state.search ? "No source matches the filter." : "The ledger has no sources yet.", attrs: { colspan: 8 } })]));
   $("sources").tBodies[0].replaceChildren(...rows);
   const last = Math.min(page.offset + page.limit, page.total);
   const previous = el("button", { text: "← Previous", attrs: { type: "button" } });
@@ -116,85 +100,31 @@ function renderTable(page) {
   $("pager").replaceChildren(el("span", { text: page.total === 0 ? "0 sources" : `${number.format(page.offset + 1)}–${number.format(last)} of ${number.format(page.total)} sources` }), el("span", {}, [previous, document.createTextNode(" "), next]));
 }
 
-function pageControls(key, page, size) {
-  if (page.total <= size) return null;
-  const wrap = el("div", { class: "pager" });
-  const previous = el("button", { text: "← Newer", attrs: { type: "button" } });
-  const next = el("button", { text: "Older →", attrs: { type: "button" } });
-  previous.disabled = page.offset === 0;
-  next.disabled = page.offset + size >= page.total;
-  previous.addEventListener("click", () => { state.detailPages[key] = Math.max(0, page.offset - size); loadDetail(); });
-  next.addEventListener("click", () => { state.detailPages[key] = page.offset + size; loadDetail(); });
-  wrap.append(el("span", { text: `${page.offset + 1}–${Math.min(page.offset + size, page.total)} of ${page.total}` }), el("span", {}, [previous, document.createTextNode(" "), next]));
-  return wrap;
-}
-
-function stateLine(sourceState) {
-  if (sourceState.state === "active") return sourceState.since === null ? "Active: never quarantined." : `Active since ${when(sourceState.since)}.`;
-  const until = sourceState.until === null ? "until an operator releases it" : `until ${when(sourceState.until)}`;
-  return `Quarantined ${until}, since ${when(sourceState.since)} by ${sourceState.actor}: ${sourceState.reason}`;
-}
-
-function renderDetail(data) {
-  const { detail, pageSize } = data;
-  const section = $("detail");
-  const action = detail.state.state === "quarantined"
-    ? el("button", { class: "primary", text: "Release", attrs: { type: "button", "data-action": "release" } })
-    : el("button", { class: "danger", text: "Quarantine", attrs: { type: "button", "data-action": "quarantine" } });
-  action.addEventListener("click", () => ask(detail.state.state === "quarantined" ? "release" : "quarantine", detail.source));
-  const close = el("button", { class: "ghost", text: "Close", attrs: { type: "button" } });
-  close.addEventListener("click", () => { state.selected = null; section.hidden = true; refresh(); });
-  const chart = el("div", { class: "chart" });
-  renderChart(chart, data.timeline, data.window);
-
-  const toolRows = detail.tools.rows.map((tool) =>
-    el("tr", { attrs: { "data-tool": tool.tool } }, [
-      el("td", {}, [el("div", { class: "mono tool-name", text: tool.tool })]),
-      el("td", { class: "num", text: number.format(tool.calls) }),
-      el("td", { class: "num", text: number.format(tool.strikes) }),
-      el("td", {}, Object.entries(tool.outcomes).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([kind, n]) => el("span", { class: `badge outcome ${kind === "ok" ? "ok" : STRIKES.has(kind) ? "strike" : ""}`, text: `${kind} ${number.format(n)}` }))),
-      el("td", { class: "num", text: `${tool.meanWallMs.toFixed(1)} ms` }),
-      el("td", { class: "num opt", text: `${tool.lastWallMs.toFixed(1)} ms` }),
-      el("td", { class: "num opt", text: `${(tool.maxHeapBytes / 1048576).toFixed(1)} MB` }),
-    ]),
-  );
-  const tools = el("div", { class: "table-wrap" }, [
-    el("table", { class: "tools" }, [
-      el("thead", {}, [el("tr", {}, ["Tool", "Calls", "Strikes", "Outcomes", "Mean", "Last", "Max heap"].map((name, index) => el("th", { class: index === 0 || index === 3 ? "" : index > 4 ? "num opt" : "num", text: name })))]),
-      el("tbody", {}, toolRows.length ? toolRows : [el("tr", {}, [el("td", { class: "empty-note", text: "No calls recorded.", attrs: { colspan: 7 } })])]),
-    ]),
-  ]);
-  const strikes = detail.strikes.rows.length
-    ? el("ul", { class: "list strikes" }, detail.strikes.rows.map((strike) => el("li", {}, [el("span", { class: "when", text: when(strike.at) }), el("span", { class: "what" }, [el("span", { class: "badge outcome strike", text: strike.outcome }), document.createTextNode(" "), el("span", { class: "mono", text: strike.tool })]), el("div", { class: "message", text: strike.message })])))
-    : el("p", { class: "empty-note", text: "No strikes kept." });
-  const events = detail.events.rows.length
-    ? el("ul", { class: "list events" }, detail.events.rows.map((event) => el("li", {}, [el("span", { class: "when", text: when(event.at) }), el("span", { class: "what" }, [el("strong", { text: event.kind.replace("_", " ") }), document.createTextNode(" by "), el("span", { class: "mono", text: event.actor })]), el("div", { class: "message", text: event.reason })])))
-    : el("p", { class: "empty-note", text: "No changes of state." });
-
-  const parts = [
-    el("div", { class: "detail-head" }, [
-      el("div", {}, [el("h2", { text: detail.source }), el("p", { class: "state-line", text: stateLine(detail.state) })]),
-      el("div", { class: "buttons" }, [stateBadge(detail.state), action, close]),
-    ]),
-    el("h3", { text: "Strike timeline" }), chart,
-    el("h3", { text: `Tools (${detail.tools.total})` }), tools, pageControls("tools", detail.tools, pageSize),
-    ...(libraryPanel(data.library, { el, when }) ?? []),
-    el("h3", { text: `Recent strikes (${detail.strikes.total} kept)` }), strikes, pageControls("strikes", detail.strikes, pageSize),
-    el("h3", { text: `State changes (${detail.events.total})` }), events, pageControls("events", detail.events, pageSize),
-  ];
-  section.replaceChildren(...parts.filter((part) => part !== null));
-  section.hidden = false;
-}
-
 async function loadDetail() {
   if (state.selected === null) return;
   const query = new URLSearchParams({ id: state.selected, window: state.window, tools: state.detailPages.tools, strikes: state.detailPages.strikes, events: state.detailPages.events });
   try {
-    renderDetail(await api(`/api/source?${query}`));
+    renderDetail(await api(`/api/source?${query}`), {
+      onAction: ask,
+      onClose: () => { history.pushState(null, "", location.pathname + location.search); closeSource(); },
+      onPage: (key, offset) => { state.detailPages[key] = offset; loadDetail().catch(showError); },
+    });
   } catch (error) {
-    if (error.status === 404) { state.selected = null; $("detail").hidden = true; return; }
+    if (error.status === 404) { notice(`The ledger has no source ${state.selected}.`); state.selected = null; $("detail").hidden = true; return; }
     throw error;
   }
+}
+
+/** Opens a source by its address, so that the address bar, back and forward follow what is shown. */
+function openSource(source) {
+  if (sourceInHash() === source) selectSource(source);
+  else location.hash = sourceHref(source).slice(1);
+}
+
+function closeSource() {
+  state.selected = null;
+  $("detail").hidden = true;
+  for (const row of $("sources").tBodies[0].rows) row.setAttribute("aria-current", "false");
 }
 
 function selectSource(source) {
@@ -278,6 +208,12 @@ async function poll() {
 
 function start() {
   state.token = readToken();
+  state.selected = sourceInHash();
+  window.addEventListener("hashchange", () => {
+    const source = sourceInHash();
+    if (source === null) closeSource();
+    else if (source !== state.selected) selectSource(source);
+  });
   for (const tab of document.querySelectorAll("[data-window]")) {
     tab.addEventListener("click", () => {
       state.window = tab.dataset.window;
@@ -292,7 +228,10 @@ function start() {
   });
   // The windows move with the clock even when nobody writes.
   setInterval(() => { if (!document.hidden) refresh().catch(showError); }, 60_000);
-  refresh().then(() => setLive("live", "live"), showError).finally(() => setTimeout(poll, state.pollMs));
+  refresh().then(() => {
+    setLive("live", "live");
+    if (state.selected !== null) $("detail").scrollIntoView({ block: "start" });
+  }, showError).finally(() => setTimeout(poll, state.pollMs));
 }
 
 start();

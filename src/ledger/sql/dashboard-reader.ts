@@ -26,7 +26,9 @@ import {
 } from "../dashboard-reader.js";
 import type { DashboardStatement } from "./dashboard-sql.js";
 import { LedgerClosedError } from "../errors.js";
-import { toState, toStrike, type StateRow, type StrikeRow } from "./ledger-rows.js";
+import { byTool, toState, toStrike, toToolError, toToolVersion, type StateRow, type StrikeRow } from "./ledger-rows.js";
+import { newestVersionFirst } from "../report.js";
+import type { ToolErrorDbRow, ToolVersionDbRow } from "./tool-counts-sql.js";
 
 export type Row = Record<string, unknown>;
 /** Runs one named statement of sql/dashboard-sql.ts with its named parameters; rejects with a CorralError. */
@@ -45,8 +47,8 @@ export interface DashboardDb {
 }
 
 type DetailRequest = { now: number; tools: PageRequest; strikes: PageRequest; events: PageRequest };
-type SourcePageDbRow = StateRow & { calls: number; strikes: number; tools: number; last_call_at: number | null };
-type ToolPageDbRow = { tool: string; calls: number; strikes: number; outcomes: string; total_wall_ms: number; total_cpu_ms: number; last_wall_ms: number; max_heap_bytes: number; last_call_at: number | null };
+type SourcePageDbRow = StateRow & { calls: number; strikes: number; errors: number; tools: number; last_call_at: number | null };
+type ToolPageDbRow = { tool: string; calls: number; strikes: number; errors: number; outcomes: string; total_wall_ms: number; total_cpu_ms: number; last_wall_ms: number; max_heap_bytes: number; last_call_at: number | null };
 
 const Counts = z.record(z.string(), z.number().int().nonnegative());
 const CountRow = z.object({ n: z.number().int().nonnegative() });
@@ -95,7 +97,9 @@ export class SqlDashboardReader implements DashboardReader {
             state: toState(row),
             calls: row.calls,
             strikes: row.strikes,
-            strikeRate: row.calls === 0 ? 0 : Math.min(1, row.strikes / row.calls),
+            strikeRate: ratio(row.strikes, row.calls),
+            errors: row.errors,
+            errorRate: ratio(row.errors, row.calls),
             tools: row.tools,
             lastCallAt: row.last_call_at,
           }),
@@ -127,7 +131,8 @@ export class SqlDashboardReader implements DashboardReader {
 
   /** One snapshot: the page's parts agree with each other while hosts write. */
   async sourceDetail(source: string, request: DetailRequest): Promise<DashboardSourceDetail | null> {
-    return this.#open().snapshot(async (query) => {
+    const db = this.#open();
+    return db.snapshot(async (query) => {
       const [row] = (await query("state", { source, now: request.now })) as StateRow[];
       if (row === undefined) return null;
       const page = async <T>(counted: DashboardStatement, listed: DashboardStatement, at: PageRequest, map: (row: never) => T): Promise<Page<T>> => ({
@@ -139,7 +144,7 @@ export class SqlDashboardReader implements DashboardReader {
         source,
         state: toState(row),
         versions: count(await query("versions", { source })),
-        tools: await page("toolsCount", "toolsPage", request.tools, toToolRow),
+        tools: await withToolCounts(query, db, source, await page("toolsCount", "toolsPage", request.tools, (tool: ToolPageDbRow) => tool)),
         strikes: await page("strikesCount", "strikesPage", request.strikes, (strike: StrikeRow) => toStrike(strike)),
         events: await page("eventsCount", "eventsPage", request.events, (event: unknown) => DashboardEvent.parse(event)),
       };
@@ -161,11 +166,29 @@ function count(rows: Row[]): number {
   return CountRow.parse(rows[0]).n;
 }
 
-function toToolRow(row: ToolPageDbRow): DashboardToolRow {
+function ratio(part: number, whole: number): number {
+  return whole === 0 ? 0 : Math.min(1, part / whole);
+}
+
+/** The page's tools with their counts per version and latest errors: two statements for the page, not two a tool. */
+async function withToolCounts(query: DashboardQuery, db: Pick<DashboardDb, "encodeList">, source: string, tools: Page<ToolPageDbRow>): Promise<Page<DashboardToolRow>> {
+  const params = { source, tools: db.encodeList(tools.rows.map((tool) => tool.tool)) };
+  const some = tools.rows.length > 0;
+  const versions = byTool(some ? ((await query("toolVersionsOf", params)) as ToolVersionDbRow[]) : [], toToolVersion);
+  const errors = byTool(some ? ((await query("toolErrorsOf", params)) as ToolErrorDbRow[]) : [], toToolError);
+  const key = (tool: string) => JSON.stringify([source, tool]);
+  return { ...tools, rows: tools.rows.map((row) => toToolRow(row, (versions.get(key(row.tool)) ?? []).sort(newestVersionFirst), errors.get(key(row.tool)) ?? [])) };
+}
+
+function toToolRow(row: ToolPageDbRow, versions: unknown[], lastErrors: unknown[]): DashboardToolRow {
   return DashboardToolRow.parse({
     tool: row.tool,
     calls: row.calls,
     strikes: row.strikes,
+    errors: row.errors,
+    errorRate: ratio(row.errors, row.calls),
+    versions,
+    lastErrors,
     outcomes: Counts.parse(JSON.parse(row.outcomes)),
     meanWallMs: row.calls === 0 ? 0 : row.total_wall_ms / row.calls,
     lastWallMs: row.last_wall_ms,

@@ -10,7 +10,12 @@
  *
  * Parameters are named (`@now`): better-sqlite3 binds them by name; the
  * PostgreSQL reader numbers them (`toPositional`).
+ *
+ * Order of trouble, as the ledger's reports (report.ts): quarantined first,
+ * then strikes, then error rate (non-ok calls / calls), then strike rate,
+ * then name; a source's tools by strikes, error rate, calls, name.
  */
+import { toolCountsSql } from "./tool-counts-sql.js";
 
 export type SqlDialect = {
   /** A ledger table's name as a statement writes it (PostgreSQL: in the ledger's schema). */
@@ -59,21 +64,25 @@ export function dashboardSql(d: SqlDialect) {
     CASE WHEN s.state = 'quarantined' AND s.until <= @now THEN s.until ELSE s.since END AS since, s.until, s.reason, s.actor`;
   const search = `(CAST(@search AS TEXT) IS NULL OR ${d.contains("lower(s.source)", "lower(@search)")})`;
   const bucket = "(minute - CAST(@from AS BIGINT)) / CAST(@bucketMs AS BIGINT)";
+  const rate = (part: string, whole: string) => `CAST(${part} AS DOUBLE PRECISION) / ${d.greatest(whole, "1")}`;
+  const toolCounts = toolCountsSql(d);
+  const pageTools = `source = @source AND ${d.inList("tool", "@tools")}`;
   return {
     totals: `SELECT (SELECT count(*) FROM ${t("sources")}) AS sources,
       (SELECT count(*) FROM ${t("sources")} s WHERE ${effectiveState} = 'quarantined') AS quarantined,
-      (SELECT CAST(coalesce(sum(calls), 0) AS BIGINT) FROM ${t("tools")}) AS calls, (SELECT CAST(coalesce(sum(strikes), 0) AS BIGINT) FROM ${t("tools")}) AS strikes`,
+      (SELECT CAST(coalesce(sum(calls), 0) AS BIGINT) FROM ${t("tools")}) AS calls, (SELECT CAST(coalesce(sum(strikes), 0) AS BIGINT) FROM ${t("tools")}) AS strikes,
+      (SELECT CAST(coalesce(sum(errors), 0) AS BIGINT) FROM ${t("tools")}) AS errors`,
     sourcesCount: `SELECT count(*) AS n FROM ${t("sources")} s WHERE ${search}`,
     // Grouped through the tools table's primary key (source, tool): no temporary index, one sort of the sources.
     sourcesPage: `SELECT * FROM (
         SELECT ${stateNow}, CAST(coalesce(sum(t.calls), 0) AS BIGINT) AS calls, CAST(coalesce(sum(t.strikes), 0) AS BIGINT) AS strikes,
-          count(t.tool) AS tools, max(CASE WHEN t.calls > 0 THEN t.last_call_at END) AS last_call_at
+          CAST(coalesce(sum(t.errors), 0) AS BIGINT) AS errors, count(t.tool) AS tools, max(CASE WHEN t.calls > 0 THEN t.last_call_at END) AS last_call_at
         FROM ${t("sources")} s LEFT JOIN ${t("tools")} t ON t.source = s.source
         WHERE ${search}
         GROUP BY s.source
       ) AS page_row
-      ORDER BY page_row.state = 'quarantined' DESC, page_row.strikes DESC,
-        CAST(page_row.strikes AS DOUBLE PRECISION) / ${d.greatest("page_row.calls", "1")} DESC, ${d.byCodePoint("page_row.source")}
+      ORDER BY page_row.state = 'quarantined' DESC, page_row.strikes DESC, ${rate("page_row.errors", "page_row.calls")} DESC,
+        ${rate("page_row.strikes", "page_row.calls")} DESC, ${d.byCodePoint("page_row.source")}
       LIMIT @limit OFFSET @offset`,
     timelineOf: `SELECT source, ${bucket} AS bucket, CAST(sum(n) AS BIGINT) AS n FROM ${t("strike_minutes")}
       WHERE ${d.inList("source", "@sources")} AND minute >= @from AND minute < @to GROUP BY source, bucket`,
@@ -82,9 +91,12 @@ export function dashboardSql(d: SqlDialect) {
     versions: `SELECT count(*) AS n FROM ${t("versions")} WHERE source = @source`,
     toolsCount: `SELECT count(*) AS n FROM ${t("tools")} WHERE source = @source`,
     // A tool a load made known (no call yet) holds 0 where "last" has no value: read as null.
-    toolsPage: `SELECT tool, calls, strikes, CAST(outcomes AS TEXT) AS outcomes, total_wall_ms, total_cpu_ms, last_wall_ms, max_heap_bytes,
+    toolsPage: `SELECT tool, calls, strikes, errors, CAST(outcomes AS TEXT) AS outcomes, total_wall_ms, total_cpu_ms, last_wall_ms, max_heap_bytes,
         CASE WHEN calls > 0 THEN last_call_at END AS last_call_at FROM ${t("tools")}
-      WHERE source = @source ORDER BY strikes DESC, calls DESC, ${d.byCodePoint("tool")} LIMIT @limit OFFSET @offset`,
+      WHERE source = @source ORDER BY strikes DESC, ${rate("errors", "calls")} DESC, calls DESC, ${d.byCodePoint("tool")} LIMIT @limit OFFSET @offset`,
+    /** The page's tools' counts per version and latest errors (@tools: their names, bound as a list). */
+    toolVersionsOf: toolCounts.versionsWhere(pageTools),
+    toolErrorsOf: toolCounts.errorsWhere(pageTools),
     strikesCount: `SELECT count(*) AS n FROM ${t("strikes")} WHERE source = @source`,
     strikesPage: `SELECT source, tool, version, call_id, outcome, message, at FROM ${t("strikes")} WHERE source = @source ORDER BY id DESC LIMIT @limit OFFSET @offset`,
     eventsCount: `SELECT count(*) AS n FROM ${t("events")} WHERE source = @source`,

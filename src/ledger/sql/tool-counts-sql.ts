@@ -83,6 +83,8 @@ export function toolCountsSql(d: Pick<SqlDialect, "table">) {
     LEFT JOIN ${d.table("versions")} f ON f.source = v.source AND f.version = v.version
     GROUP BY v.source, v.tool, v.version`;
   const errorColumns = "source, tool, version, call_id, outcome, message, at, caller";
+  /** Newest first; pruned on write to ERRORS_KEPT_PER_TOOL a tool, so this reads at most that many a tool. */
+  const errorsWhere = (where: string) => `SELECT ${errorColumns} FROM ${errors} WHERE ${where} ORDER BY id DESC`;
   return {
     /**
      * The fold, run before the upsert that counts a run at `p.version`: when
@@ -96,9 +98,11 @@ export function toolCountsSql(d: Pick<SqlDialect, "table">) {
       ON CONFLICT (source, tool, version) DO UPDATE SET calls = tv.calls + excluded.calls, errors = tv.errors + excluded.errors, strikes = tv.strikes + excluded.strikes`,
     allVersions: versionsWhere("1 = 1"),
     sourceVersions: versionsWhere("source = @source"),
-    /** Newest first; pruned on write to ERRORS_KEPT_PER_TOOL a tool, so this reads at most that many a tool. */
-    allErrors: `SELECT ${errorColumns} FROM ${errors} ORDER BY id DESC`,
-    sourceErrors: `SELECT ${errorColumns} FROM ${errors} WHERE source = @source ORDER BY id DESC`,
+    /** `where` names the rows of both tables by their source and tool columns (unqualified). */
+    versionsWhere,
+    errorsWhere,
+    allErrors: errorsWhere("1 = 1"),
+    sourceErrors: errorsWhere("source = @source"),
     insertError: `INSERT INTO ${errors} (${errorColumns}) VALUES (@source, @tool, @version, @callId, @outcome, @message, @at, @caller)`,
     pruneErrors: `DELETE FROM ${errors} WHERE source = @source AND tool = @tool
       AND id NOT IN (SELECT id FROM ${errors} WHERE source = @source AND tool = @tool ORDER BY id DESC LIMIT @keep)`,
