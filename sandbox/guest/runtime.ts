@@ -76,8 +76,8 @@ installWebGlobals(globalObject, {
   random: (count) => FERAL_RANDOM(count),
   loadUrl: () => FERAL_LOAD_URL(),
   loadStreams: () => FERAL_LOAD_STREAMS(),
-  // Answered by the worker itself (sandbox/worker/web-crypto-bridge.ts); `capabilities` is made below, before any tool runs.
-  webCrypto: (request, payload) => capabilities.exchange(request as never, payload),
+  // Answered by the worker itself (sandbox/worker/web-crypto-bridge.ts, compression-bridge.ts); `capabilities` is made below, before any tool runs.
+  askWorker: (request, payload) => capabilities.exchange(request as never, payload),
   decode: { encoding: (label) => FERAL_ENCODING(label), decode: (handle, encoding, flags, bytes, stream) => FERAL_DECODE(handle, encoding, flags, bytes, stream) },
   reportToConsole: (error) => guestConsole.console.error(`Uncaught ${describeThrown(error).message}`),
 });

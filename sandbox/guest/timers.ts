@@ -42,7 +42,10 @@ export function createTimers(host: TimerHost) {
     if (I.mapSize(pending) >= MAX_PENDING_TIMERS) {
       throw new I.RangeError(`More than ${MAX_PENDING_TIMERS} timers are pending in this call`);
     }
-    const delayMs = typeof delay === "number" && delay >= 1 ? delay : 1;
+    // HTML: the delay is a WebIDL long (ToInt32: 2^31 wraps negative, 2^32 to 0), and a negative one is 0;
+    // a number in a string counts too (its conversion runs no tool code). 0 waits at least 1 ms here.
+    const numeric = typeof delay === "number" ? delay : typeof delay === "string" ? +delay : 0;
+    const delayMs = I.MathMax(1, numeric | 0);
     const id = nextId++;
     const dueAt = I.DateNow() + delayMs;
     I.mapSet(pending, id, { callback, args, dueAt, intervalMs: repeat ? delayMs : undefined });

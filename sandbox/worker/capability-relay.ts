@@ -11,6 +11,10 @@
 import { CapabilityPauseMessage, CapabilityReplyMessage, isCapabilityReplyMessage, type CapabilityRequestMessage, type PayloadCaps, type WirePayload } from "../shared/capability-messages.js";
 import { outgoingPayload } from "./capability-payload.js";
 import { answerWebCrypto } from "./web-crypto-bridge.js";
+import { answerCompression, endCompressionCall } from "./compression-bridge.js";
+
+/** An answer made in this worker, with a payload beside its JSON (as the host's come). */
+export type WorkerAnswer = { answerJson: string; payload?: WirePayload };
 
 /** The call that asked: `deliver` an answer and its payload (which restarts a paused clock), or `pause` its clock. */
 export type CapabilityCall = { deliver(seq: number, answerJson: string, pausedMs: number, payload?: WirePayload): void; pause(): void };
@@ -49,10 +53,11 @@ export function endLocalRelay(callId: string): void {
 /**
  * A request answered inside the guest's entry, if the call's local relay
  * takes it (see LocalRelay), or answered by this worker later: Web Crypto's
- * requests (web-crypto-bridge.ts) never go to the host.
+ * and compression's requests (web-crypto-bridge.ts, compression-bridge.ts)
+ * never go to the host.
  */
-export function answerNow(callId: string, seq: number, requestJson: string, payload?: unknown): string | Promise<string> | undefined {
-  return local.get(callId)?.now(seq, requestJson) ?? answerWebCrypto(requestJson, payload);
+export function answerNow(callId: string, seq: number, requestJson: string, payload?: unknown): string | Promise<string | WorkerAnswer> | undefined {
+  return local.get(callId)?.now(seq, requestJson) ?? answerWebCrypto(requestJson, payload) ?? answerCompression(callId, requestJson, payload);
 }
 
 export function sendCapabilityRequest(callId: string, seq: number, requestJson: string, given: CapabilityCall, payload?: unknown): void {
@@ -74,6 +79,7 @@ export function askHost(callId: string, seq: number, requestJson: string, call: 
 export function endCapabilityCall(callId: string): void {
   waiting.delete(callId);
   calls.delete(callId);
+  endCompressionCall(callId);
 }
 
 /** Takes the message if it is a capability answer (true), delivering it to its call. */

@@ -215,8 +215,8 @@ export class IsolateCalls {
     if (typeof now === "string") return now;
     if (now !== undefined) {
       // Started here, still waiting: its answer enters the guest like the host's would.
-      void now.then((answerJson) => {
-        if (this.#callId === callId) this.#deliverCapability(seq, answerJson, 0);
+      void now.then((answer) => {
+        if (this.#callId === callId) this.#deliverCapability(seq, typeof answer === "string" ? answer : answer.answerJson, 0, typeof answer === "string" ? undefined : answer.payload);
       });
       return undefined;
     }

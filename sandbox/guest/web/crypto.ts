@@ -46,9 +46,33 @@ function algorithmName(algorithm: unknown): string {
   return String(name).toUpperCase();
 }
 
+/** The interface objects (WebIDL): no one constructs them; the one `crypto` and its `subtle` carry their methods on the prototypes. */
+export class Crypto {
+  constructor() {
+    throw new TypeError("Illegal constructor");
+  }
+}
+export class SubtleCrypto {
+  constructor() {
+    throw new TypeError("Illegal constructor");
+  }
+}
+for (const [target, name] of [[Crypto, "Crypto"], [SubtleCrypto, "SubtleCrypto"]] as const) {
+  Object.defineProperty(target.prototype, Symbol.toStringTag, { value: name, configurable: true });
+}
+
+/** An instance of `Type` whose prototype gets `members` (operations and accessors, as written). */
+function instanceOf<T>(Type: { prototype: object }, members: object): T {
+  for (const key of Object.keys(members)) {
+    const descriptor = Object.getOwnPropertyDescriptor(members, key) as PropertyDescriptor;
+    Object.defineProperty(Type.prototype, key, { ...descriptor, enumerable: true, configurable: true });
+  }
+  return Object.create(Type.prototype) as T;
+}
+
 export function createCrypto(source: RandomSource, exchange: WebCryptoExchange) {
   const fill = createRandomPool(source);
-  const subtle = {
+  const subtle = instanceOf<object>(SubtleCrypto, {
     ...createSubtle(exchange),
     async digest(algorithm: unknown, data: unknown): Promise<ArrayBuffer> {
       const hash = DIGESTS[algorithmName(algorithm)];
@@ -57,8 +81,8 @@ export function createCrypto(source: RandomSource, exchange: WebCryptoExchange) 
       const digest = hash(bytes);
       return digest.buffer.slice(digest.byteOffset, digest.byteOffset + digest.byteLength) as ArrayBuffer;
     },
-  };
-  const crypto = {
+  });
+  return instanceOf<{ getRandomValues<T>(array: T): T; randomUUID(): string; subtle: object }>(Crypto, {
     getRandomValues<T extends ArrayBufferView | null>(array: T): T {
       if (!INTEGER_ARRAYS.some((Type) => array instanceof Type)) {
         throw new DOMException("The data argument must be an integer-type TypedArray", "TypeMismatchError");
@@ -85,7 +109,8 @@ export function createCrypto(source: RandomSource, exchange: WebCryptoExchange) 
       }
       return hex;
     },
-    subtle,
-  };
-  return crypto;
+    get subtle(): object {
+      return subtle;
+    },
+  });
 }

@@ -2,13 +2,16 @@
  * @module sandbox/guest/web/headers
  * `Headers` after the Fetch standard: names checked as HTTP tokens and kept
  * lower-case, values trimmed of HTTP whitespace and refused with NUL, CR or
- * LF, repeated names combined with ", " (except `set-cookie`, kept apart for
- * `getSetCookie`), iteration sorted by name.
+ * LF or any character above U+00FF (a ByteString), repeated names combined
+ * with ", " (except `set-cookie`, kept apart for `getSetCookie`), iteration
+ * sorted by name and live (each step reads the list as it is then, as
+ * WebIDL's pair iterators do). A Headers may be immutable (`Response.error()`'s):
+ * then every change throws a TypeError.
  */
 import { intrinsics as I } from "../intrinsics.js";
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const BAD_VALUE = /[\0\r\n]/;
+const BAD_VALUE = /[\0\r\n\u0100-\uffff]/;
 
 function checkName(name: unknown): string {
   const text = String(name);
@@ -24,11 +27,20 @@ function normaliseValue(name: string, value: unknown): string {
 
 export type HeadersInit = Headers | Iterable<Iterable<string>> | Record<string, string>;
 
+const IMMUTABLE = new WeakSet<object>();
+
+/** Makes `headers` immutable (the Fetch standard's "immutable" guard). */
+export function makeImmutable(headers: Headers): Headers {
+  IMMUTABLE.add(headers);
+  return headers;
+}
+
 export class Headers {
   readonly #values = new Map<string, string[]>();
 
   constructor(init?: HeadersInit) {
-    if (init === undefined || init === null) return;
+    if (init === undefined) return;
+    if (init === null) throw new TypeError("The provided value is not of type '(record<ByteString, ByteString> or sequence<sequence<ByteString>>)'");
     if (init instanceof Headers) {
       for (const [name, values] of init.#values) this.#values.set(name, [...values]);
     } else if (typeof (init as Iterable<unknown>)[Symbol.iterator] === "function") {
@@ -45,6 +57,7 @@ export class Headers {
   }
 
   append(name: string, value: string): void {
+    this.#mutable();
     const key = checkName(name);
     const list = this.#values.get(key);
     const text = normaliseValue(key, value);
@@ -52,11 +65,16 @@ export class Headers {
     else list.push(text);
   }
   set(name: string, value: string): void {
+    this.#mutable();
     const key = checkName(name);
     this.#values.set(key, [normaliseValue(key, value)]);
   }
   delete(name: string): void {
+    this.#mutable();
     this.#values.delete(checkName(name));
+  }
+  #mutable(): void {
+    if (IMMUTABLE.has(this)) throw new TypeError("Headers are immutable");
   }
   get(name: string): string | null {
     const list = this.#values.get(checkName(name));
@@ -71,12 +89,21 @@ export class Headers {
   forEach(callback: (value: string, name: string, headers: Headers) => void, thisArg?: unknown): void {
     for (const [name, value] of this.entries()) callback.call(thisArg, value, name, this);
   }
-  *entries(): IterableIterator<[string, string]> {
-    const names = [...this.#values.keys()].sort();
-    for (const name of names) {
+  /** The sorted and combined list, as it is now. */
+  #pairs(): [string, string][] {
+    const pairs: [string, string][] = [];
+    for (const name of [...this.#values.keys()].sort()) {
       const list = this.#values.get(name) ?? [];
-      if (name === "set-cookie") for (const value of list) yield [name, value];
-      else yield [name, list.join(", ")];
+      if (name === "set-cookie") for (const value of list) pairs.push([name, value]);
+      else pairs.push([name, list.join(", ")]);
+    }
+    return pairs;
+  }
+  *entries(): IterableIterator<[string, string]> {
+    for (let i = 0; ; i++) {
+      const pairs = this.#pairs();
+      if (i >= pairs.length) return;
+      yield pairs[i] as [string, string];
     }
   }
   *keys(): IterableIterator<string> {

@@ -18,7 +18,7 @@ import { DOMException } from "./dom-exception.js";
 import { TextDecoder, TextEncoder } from "./text-codec.js";
 import type { RandomSource } from "./crypto.js";
 import type { WebCryptoExchange } from "./subtle.js";
-import { createPerformance } from "./performance.js";
+import { setCompressionExchange, type WorkerExchange } from "./compression.js";
 import { loadUrl, type UrlLoader } from "./url.js";
 import { nameFunction } from "../standard-names.js";
 import { createNavigator } from "./navigator.js";
@@ -30,8 +30,8 @@ const FERAL_DEFINE_PROPERTY = Object.defineProperty;
 export type WebGlobalsOptions = {
   /** The worker's CSPRNG: `count` bytes as a binary string. */
   random: RandomSource;
-  /** Sends a Web Crypto request to the worker (./subtle.ts), through the capability relay. */
-  webCrypto: WebCryptoExchange;
+  /** Sends a request the worker answers itself (Web Crypto, compression), through the capability relay. */
+  askWorker: WorkerExchange;
   /** Runs the URL script (whatwg-url) in this context, on first use. */
   loadUrl: UrlLoader;
   /** Runs the streams script (web-streams-polyfill) in this context, on first use. */
@@ -57,7 +57,7 @@ function installValue(target: object, name: string, value: unknown): void {
  * runs, so a library that looks for an existing global (event-target-shim
  * does) finds none and no getter re-enters.
  */
-function defineLazy(target: object, names: readonly string[], build: () => Record<string, unknown>): void {
+function defineLazy(target: object, names: readonly string[], build: () => Record<string, unknown>): () => void {
   let built = false;
   const settle = () => {
     if (built) return;
@@ -80,6 +80,7 @@ function defineLazy(target: object, names: readonly string[], build: () => Recor
       },
     } as PropertyDescriptor);
   }
+  return settle;
 }
 
 const EVENT_GLOBALS = [
@@ -101,11 +102,22 @@ export function installWebGlobals(target: object, options: WebGlobalsOptions): v
   installValue(target, "TextEncoder", TextEncoder);
   setDecodeBridge(options.decode);
   setStreamsLoader(options.loadStreams);
+  setCompressionExchange(options.askWorker);
   installValue(target, "TextDecoder", TextDecoder);
   installValue(target, "DOMException", DOMException);
-  defineLazy(target, ["performance"], () => ({ performance: createPerformance() }));
-  defineLazy(target, ["crypto", "CryptoKey"], () => ({
-    crypto: (require("./crypto.js") as typeof import("./crypto.js")).createCrypto(options.random, options.webCrypto),
+  const settleEvents = defineLazy(target, EVENT_GLOBALS, () => {
+    const events = require("./events.js") as typeof import("./events.js");
+    return { ...events, ...events.createGlobalEvents(options.reportToConsole), ...(require("./abort.js") as object) };
+  });
+  // performance is an EventTarget: the events are built first (event-target-shim looks for the globals as it starts, which must not re-enter this build).
+  defineLazy(target, ["performance", "Performance", "PerformanceEntry", "PerformanceMark", "PerformanceMeasure"], () => {
+    settleEvents();
+    const module = require("./performance.js") as typeof import("./performance.js");
+    return { ...module, performance: module.createPerformance() };
+  });
+  defineLazy(target, ["crypto", "Crypto", "SubtleCrypto", "CryptoKey"], () => ({
+    ...(require("./crypto.js") as object),
+    crypto: (require("./crypto.js") as typeof import("./crypto.js")).createCrypto(options.random, options.askWorker as WebCryptoExchange),
     CryptoKey: (require("./subtle.js") as typeof import("./subtle.js")).CryptoKey,
   }));
   defineLazy(target, ["URL", "URLSearchParams"], () => loadUrl(options.loadUrl));
@@ -113,12 +125,9 @@ export function installWebGlobals(target: object, options: WebGlobalsOptions): v
   // WinterTC: `self` is the global object; `navigator.userAgent` names the runtime.
   defineValue(target, "self", target);
   defineLazy(target, ["navigator"], () => ({ navigator: createNavigator() }));
-  defineLazy(target, EVENT_GLOBALS, () => {
-    const events = require("./events.js") as typeof import("./events.js");
-    return { ...events, ...events.createGlobalEvents(options.reportToConsole), ...(require("./abort.js") as object) };
-  });
   defineLazy(target, STREAM_GLOBALS, () => ({ ...webStreams() }));
   defineLazy(target, ["TextEncoderStream", "TextDecoderStream"], () => require("./text-streams.js") as Record<string, unknown>);
+  defineLazy(target, ["CompressionStream", "DecompressionStream"], () => require("./compression.js") as Record<string, unknown>);
   defineLazy(target, ["Blob", "File", "FormData"], () => ({ ...(require("./blob.js") as object), ...(require("./form-data.js") as object) }));
   defineLazy(target, ["Headers", "Request", "Response"], () => ({
     ...(require("./headers.js") as object),

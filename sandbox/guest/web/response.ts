@@ -5,7 +5,7 @@
  * "basic", the final URL, whether it was redirected.
  */
 import { Body, extractBody, type BodyInit, type BodySource } from "./body.js";
-import { Headers, type HeadersInit } from "./headers.js";
+import { Headers, makeImmutable, type HeadersInit } from "./headers.js";
 import { intrinsics as I } from "../intrinsics.js";
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
@@ -80,7 +80,9 @@ export class Response extends Body {
 
   static error(): Response {
     internal = { type: "error", url: "", redirected: false, status: 0 };
-    return new Response(null);
+    const response = new Response(null);
+    makeImmutable(response.headers);
+    return response;
   }
   static redirect(url: string | URL, status = 302): Response {
     const URLClass = (globalThis as { URL: typeof globalThis.URL }).URL;

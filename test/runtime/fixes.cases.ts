@@ -1,0 +1,60 @@
+/**
+ * @module test/runtime/fixes.cases
+ * structuredClone, Headers, timers, performance and the compression streams,
+ * from HTML, Fetch, WebIDL, User Timing and Compression: each case's body and
+ * the answer the standard gives.
+ */
+import type { Answer } from "./run-cases.js";
+
+const v = (value: unknown): Answer => ({ value });
+
+export const FIX_CASES: Record<string, { body: string; expect: Answer }> = {
+  "structuredClone keeps -0, holes and extra keys": {
+    body: `const a = [1, , -0]; a.extra = "x"; const b = structuredClone({ z: -0, a }); return [Object.is(b.z, -0), Object.is(b.a[2], -0), 1 in b.a, b.a.length, b.a.extra];`,
+    expect: v([true, true, false, 3, "x"]),
+  },
+  "structuredClone keeps views on one buffer": {
+    body: `const buf = new ArrayBuffer(8); const x = new Uint8Array(buf, 2, 4); const y = new DataView(buf, 4); const [cx, cy] = structuredClone([x, y]); cx[2] = 9; return [cx.buffer === cy.buffer, cx.byteOffset, cy.byteOffset, cy.getUint8(0), cx.buffer !== buf];`,
+    expect: v([true, 2, 4, 9, true]),
+  },
+  "structuredClone of errors keeps cause and type": {
+    body: `const e = new RangeError("r", { cause: { why: 1 } }); const c = structuredClone(e); const d = structuredClone(new DOMException("m", "DataCloneError")); return [c instanceof RangeError, c.message, c.cause, c !== e, d.name, d.code];`,
+    expect: v([true, "r", { why: 1 }, true, "DataCloneError", 25]),
+  },
+  "structuredClone refuses what cannot be cloned": {
+    body: `return [() => structuredClone(() => 1), () => structuredClone(Symbol()), () => structuredClone(new WeakMap()), () => structuredClone(Promise.resolve()), () => structuredClone(1, { transfer: [{}] }), () => { const b = new ArrayBuffer(1); structuredClone(b, { transfer: [b, b] }); }].map((f) => { try { f(); return "cloned"; } catch (e) { return e.name + ":" + e.code; } });`,
+    expect: v(["DataCloneError:25", "DataCloneError:25", "DataCloneError:25", "DataCloneError:25", "DataCloneError:25", "DataCloneError:25"]),
+  },
+  "structuredClone of wrappers, dates, maps and blobs": {
+    body: `const m = new Map([[1, new Set([2])]]); const [n, s, d, mm, b] = structuredClone([Object(5), Object("s"), new Date(7), m, new Blob(["bl"], { type: "a/b" })]); return [typeof n, n.valueOf(), s.valueOf(), d.getTime(), [...mm.get(1)], b.type, await b.text()];`,
+    expect: v(["object", 5, "s", 7, [2], "a/b", "bl"]),
+  },
+  "Headers refuse null and values above U+00FF": {
+    body: `return [() => new Headers(null), () => new Headers({ a: "\\u0100" }), () => new Headers().append("a", "ÿ")].map((f) => { try { const h = f(); return h === undefined ? "appended" : "made"; } catch (e) { return e.name; } });`,
+    expect: v(["TypeError", "TypeError", "appended"]),
+  },
+  "Headers iterators are live": {
+    body: `const h = new Headers({ b: "2" }); const it = h.keys(); const seen = [it.next().value]; h.append("c", "3"); h.append("a", "1"); seen.push(it.next().value, it.next().value, it.next().done); return seen;`,
+    expect: v(["b", "b", "c", true]),
+  },
+  "Response.error() has immutable headers": {
+    body: `const r = Response.error(); try { r.headers.set("a", "b"); return "set"; } catch (e) { return [e.name, r.type, r.status]; }`,
+    expect: v(["TypeError", "error", 0]),
+  },
+  "timers wrap a delay of 2^32 to 0": {
+    body: `const seen = []; setTimeout(() => seen.push("2^32"), 2 ** 32); setTimeout(() => seen.push("2^31"), 2 ** 31); setTimeout(() => seen.push("string"), "5"); await new Promise((r) => setTimeout(r, 30)); return seen;`,
+    expect: v(["2^32", "2^31", "string"]),
+  },
+  "performance mark and measure": {
+    body: `performance.mark("a", { detail: 1 }); performance.mark("b"); const m = performance.measure("a-b", "a", "b"); const o = performance.measure("opt", { start: 0, duration: 5 }); let missing; try { performance.measure("x", "nope"); } catch (e) { missing = e.name; } const names = performance.getEntries().map((e) => e.entryType + ":" + e.name); performance.clearMarks("a"); return [performance instanceof EventTarget, m.duration >= 0, m.entryType, o.duration, missing, names, performance.getEntriesByType("mark").length, performance.getEntriesByName("a-b")[0].name, Object.prototype.toString.call(m), typeof performance.addEventListener];`,
+    expect: v([true, true, "measure", 5, "SyntaxError", ["mark:a", "mark:b", "measure:a-b", "measure:opt"], 1, "a-b", "[object PerformanceMeasure]", "function"]),
+  },
+  "compression round trips": {
+    body: `const text = "hello hello hello ".repeat(5000); const run = async (stream, chunks) => { const out = []; const s = new ReadableStream({ start(c) { for (const x of chunks) c.enqueue(x); c.close(); } }).pipeThrough(stream); for await (const x of s) out.push(...x); return new Uint8Array(out); }; const results = []; for (const f of ["gzip", "deflate", "deflate-raw"]) { const packed = await run(new CompressionStream(f), [new TextEncoder().encode(text.slice(0, 1000)), new TextEncoder().encode(text.slice(1000))]); const back = new TextDecoder().decode(await run(new DecompressionStream(f), [packed.slice(0, 7), packed.slice(7)])); results.push(packed.length < text.length, back === text); } return results;`,
+    expect: v([true, true, true, true, true, true]),
+  },
+  "compression refuses": {
+    body: `const out = []; for (const f of [() => new CompressionStream("brotli"), () => new DecompressionStream()]) { try { f(); out.push("made"); } catch (e) { out.push(e.name); } } const bad = new ReadableStream({ start(c) { c.enqueue(new Uint8Array([1, 2, 3, 4])); c.close(); } }).pipeThrough(new DecompressionStream("gzip")); try { for await (const x of bad) {} out.push("decoded"); } catch (e) { out.push(e.name); } const notBytes = new ReadableStream({ start(c) { c.enqueue("text"); c.close(); } }).pipeThrough(new CompressionStream("gzip")); try { for await (const x of notBytes) {} out.push("compressed"); } catch (e) { out.push(e.name); } return out;`,
+    expect: v(["TypeError", "TypeError", "TypeError", "TypeError"]),
+  },
+};
