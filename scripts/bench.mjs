@@ -24,6 +24,7 @@
 //   payload ────── isolate heap per payload byte: fetch, ctx.fs, ctx.state at 1, 5 and 10 MiB
 //   code mode ──── 1,000 nested calls from one script · ToolIsolate.invoke · host.call
 //   library ────── 1,000 stored tools: start-up · tool_search (host.call, the index) · declarations
+//   ledger ─────── a record through Ledger.record into SQLite and PostgreSQL alone: batched, one at a time
 //   profile ────── host under --cpu-prof · worker under --cpu-prof · guest runtime
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -50,6 +51,7 @@ const FULL = {
   codeMode: { rounds: 3, calls: 1_000 },
   library: { tools: 1_000, queries: 300 },
   eventLoop: { rounds: 5, calls: 3_000, inFlight: 64 },
+  ledgerRecords: { records: 5_000, rounds: 5 },
 };
 const QUICK = {
   warm: { rounds: 2, plain: 2_000, ivmSync: 1_000, ivmAsync: 500, pool: 300, sporadic: 20, gapMs: 10, fresh: 20 },
@@ -65,6 +67,7 @@ const QUICK = {
   codeMode: { rounds: 1, calls: 300 },
   library: { tools: 1_000, queries: 100 },
   eventLoop: { rounds: 1, calls: 500, inFlight: 64 },
+  ledgerRecords: { records: 1_000, rounds: 1 },
 };
 
 if (!process.execArgv.includes("--no-node-snapshot") || process.env.BENCH_DIST === undefined) {
@@ -112,6 +115,7 @@ async function main(config) {
   const { measureCodeMode } = await import("./bench/codemode.mjs");
   const { measureLibrary } = await import("./bench/library.mjs");
   const { measureEventLoop } = await import("./bench/event-loop.mjs");
+  const { measureLedgerRecords } = await import("./bench/ledger-records.mjs");
 
   const machine = describeMachine();
   const loadBefore = currentLoad();
@@ -237,6 +241,7 @@ async function main(config) {
     results.library = await measureLibrary(tempDir, { ...config.library, log });
     log("the host's event loop, per ledger");
     results.eventLoop = await measureEventLoop(tempDir, { ...config.eventLoop, log });
+    results.ledgerRecords = await measureLedgerRecords({ ...config.ledgerRecords, log });
     log("profiles: host");
     results.profile = { host: await profileHost(tempDir, { calls: config.profile.hostCalls }) };
     log("profiles: worker");

@@ -4,7 +4,7 @@
 import { writeFileSync } from "node:fs";
 import { us, ms, ratio, int, perCall, mdTable } from "./report-format.mjs";
 import { payloadSection } from "./payload.mjs";
-import { sporadicRows, targets, warmRows, throughputRows, coldRows, recoveryRows, bystanderRows, memoryRows, profileTables, eventLoopRows, codeModeRows, libraryRows, telemetryRows, fetchRows } from "./report-rows.mjs";
+import { sporadicRows, targets, warmRows, throughputRows, coldRows, recoveryRows, bystanderRows, memoryRows, profileTables, eventLoopRows, ledgerRecordRows, codeModeRows, libraryRows, telemetryRows, fetchRows } from "./report-rows.mjs";
 
 /** What the SQLite ledger adds to a warm call at p50 (default ledger against `store: false`); its records of ok calls are written behind the results. */
 function ledgerShare(deltaMs) {
@@ -139,6 +139,14 @@ ${mdTable(["case", "cost per call", "share"], telemetryRows(r))}`);
 Does the ledger stall the host? While one warm host per ledger serves ${int(r.eventLoop.calls)} calls (1 in flight, then ${int(r.eventLoop.inFlight)}), \`perf_hooks.monitorEventLoopDelay\` times a 1 ms timer on the host's thread (scripts/bench/event-loop.mjs); each figure is how late it fired, the median of ${r.eventLoop.rounds} interleaved rounds. SQLite commits on the main thread (a group commit every 20 ms of write-behind records, WAL checkpoints on a thread of their own); the in-memory ledger commits nothing, so the distance between the two is what the ledger's commits cost the loop. At 64 in flight the loop is busy with the calls themselves.
 
 ${mdTable(["ledger", "late by, p50", "p99", "max"], eventLoopRows(r))}`);
+  }
+
+  if (r.ledgerRecords !== undefined) {
+    sections.push(`## The ledger's records
+
+What a record costs each store alone (scripts/bench/ledger-records.mjs): the host's kind of records through \`Ledger.record\`, no host and no worker, ${int(r.ledgerRecords.records)} a round issued at once and written behind (\`batch\`: group commits, as a busy host's), or a tenth as many one at a time, each waiting for its own commit (\`single\`); ok calls of one tool, of four tools in turn (a run each), and one call in ten a \`tool_error\` (kept with its message among its tool's latest errors). Best of ${r.ledgerRecords.rounds} interleaved rounds; PostgreSQL on 127.0.0.1. An ok call at its tool's current version writes one row, the tool's (its counts per version ride in it); a call that is not ok also keeps its message.
+
+${mdTable(["store", "way", "records", "wall per record", "CPU per record"], ledgerRecordRows(r))}`);
   }
 
   if (r.codeMode !== undefined) {

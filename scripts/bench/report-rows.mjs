@@ -69,6 +69,11 @@ export function targets(r) {
 }
 
 /** The library at 1,000 tools: start-up, search, declarations. */
+export function ledgerRecordRows(r) {
+  const rows = (store, list) => (list ?? []).map((row) => [store, row.way, row.mix, `${row.wallUs.toFixed(1)} µs`, `${row.cpuUs.toFixed(1)} µs`]);
+  return [...rows("SQLite", r.ledgerRecords.sqlite), ...rows("PostgreSQL", r.ledgerRecords.postgres)];
+}
+
 export function libraryRows(r) {
   const l = r.library;
   return [

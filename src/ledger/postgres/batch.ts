@@ -65,12 +65,12 @@ async function countRun(client: PoolClient, sql: PostgresSql, run: readonly Batc
   const strike = isStrike(call.outcome);
   const { wallSum, cpuSum, heap } = sumRun(run);
   const scripts = scriptCountsOf(run);
-  await client.query(sql.countRun, [
+  await client.query({ ...sql.countRun, values: [
     call.source, call.tool, call.version, call.outcome, run.length, strike ? 1 : 0, wallSum, cpuSum, last.wallMs, heap, last.at,
     strike ? call.at : null, strike ? call.outcome : null, strike ? (call.message ?? "") : null,
     scripts.map((count) => count.script), scripts.map((count) => count.calls), scripts.map((count) => count.strikes), scripts.map((count) => count.lastAt),
     call.at,
-  ]);
+  ] });
   if (call.outcome !== "ok") await keepToolErrors(client, sql, run);
   if (!strike) return [];
   const keep = (run[0] as BatchItem).options.keepStrikes;
@@ -82,10 +82,10 @@ async function countRun(client: PoolClient, sql: PostgresSql, run: readonly Batc
 async function keepToolErrors(client: PoolClient, sql: PostgresSql, run: readonly BatchItem[]): Promise<void> {
   const { source, tool, outcome } = (run[0] as BatchItem).call;
   const kept = run.slice(-ERRORS_KEPT_PER_TOOL).map((item) => item.call);
-  await client.query(sql.keepToolErrors, [
+  await client.query({ ...sql.keepToolErrors, values: [
     source, tool, ERRORS_KEPT_PER_TOOL - kept.length, outcome,
     kept.map((call) => call.version), kept.map((call) => call.callId), kept.map((call) => call.message ?? ""), kept.map((call) => call.at), kept.map((call) => call.caller ?? null),
-  ]);
+  ] });
 }
 
 /** Stores a change of state with its events, and announces it (delivered to listeners at COMMIT). */

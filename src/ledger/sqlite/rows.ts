@@ -21,6 +21,10 @@ const TOOL_COLUMNS = `source, tool, calls, strikes, outcomes, total_wall_ms, tot
 
 const SQL = {
   readState: `${STATE} WHERE source = @source`,
+  // The run's source and the version its tool's row counts (sql/tool-counts-sql.ts): one statement, so that a run
+  // at the tool's current version (an ok call's usual case) costs no statement more than before schema 5.
+  readStateAndToolVersion: `SELECT source, state, since, until, reason, actor, last_version,
+    (SELECT cur_version FROM tools WHERE source = @source AND tool = @tool) AS tool_version FROM sources WHERE source = @source`,
   insertSource: "INSERT INTO sources (source, state, last_version) VALUES (@source, 'active', @version)",
   setLastVersion: "UPDATE sources SET last_version = @version WHERE source = @source",
   addVersion: "INSERT INTO versions (source, version, first_at) VALUES (@source, @version, @at) ON CONFLICT DO NOTHING",

@@ -20,21 +20,23 @@ export type PendingRecord = { call: CallRecord; options: RecordOptions };
 
 /**
  * A run of one strike, or of calls that count alike. An ok call on a known
- * source at its tool's current version writes one row (tools); the source,
- * version and tool_versions rows are written only when they change (the
- * fold, sql/tool-counts-sql.ts), the tool's latest errors only for a run
- * that is not ok.
+ * source at its tool's current version writes one row (tools), after one
+ * read (the source's state and its tool's current version together); the
+ * source, version and tool_versions rows are written only when they change
+ * (the fold, sql/tool-counts-sql.ts), the tool's latest errors only for a
+ * run that is not ok.
  */
 export function recordRun(sql: Statements, run: PendingRecord[]): Applied[] {
   const call = (run[0] as PendingRecord).call;
   const last = (run[run.length - 1] as PendingRecord).call;
   const strike = isStrike(call.outcome);
-  const row = sql.readState.get({ source: call.source }) as StateRow | undefined;
+  const row = sql.readStateAndToolVersion.get({ source: call.source, tool: call.tool }) as (StateRow & { tool_version: string | null }) | undefined;
   if (row === undefined) sql.insertSource.run({ source: call.source, version: call.version });
   else if (row.last_version !== call.version) sql.setLastVersion.run({ source: call.source, version: call.version });
   if (row?.last_version !== call.version) sql.addVersion.run({ source: call.source, version: call.version, at: call.at });
   const { wallSum, cpuSum, heap } = sumRun(run);
-  sql.foldVersion.run({ source: call.source, tool: call.tool, version: call.version });
+  // A source not seen yet has no tool row with counts to fold.
+  if (row !== undefined && row.tool_version !== null && row.tool_version !== call.version) sql.foldVersion.run({ source: call.source, tool: call.tool, version: call.version });
   sql.countTool.run({
     source: call.source, tool: call.tool, outcome: call.outcome, calls: run.length, strikes: strike ? 1 : 0,
     errors: call.outcome === "ok" ? 0 : run.length, version: call.version,
