@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import * as esbuild from "esbuild";
 import { isolateScriptOptions } from "./isolate-script.mjs";
 
@@ -98,6 +98,41 @@ await esbuild.build({
   ...isolateScriptOptions("streamsModule"),
   entryPoints: [join(root, "sandbox/guest/web/streams-bundle.ts")],
   outfile: join(root, "dist/sandbox/guest/web-streams.bundle.js"),
+});
+
+// The web globals built on first use, run in a tool's context only then (see sandbox/guest/web/lazy-bundle.ts).
+// Its imports of the modules whose state or identity must be the runtime's resolve to the runtime's own,
+// handed to the script's function as `__corral_imports` (sandbox/guest/web/lazy.ts, SHARED).
+const RUNTIME_SHARED = [
+  "sandbox/guest/intrinsics",
+  "sandbox/guest/web/dom-exception",
+  "sandbox/guest/web/text-codec",
+  "sandbox/guest/web/encodings",
+  "sandbox/guest/web/streams",
+  "sandbox/guest/web/bytes",
+  "sandbox/guest/web/base64",
+];
+const runtimeShared = {
+  name: "runtime-shared",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.?\// }, (args) => {
+      const key = relative(root, join(args.resolveDir, args.path)).replace(/\\/g, "/").replace(/\.(js|ts)$/, "");
+      return RUNTIME_SHARED.includes(key) ? { path: key, namespace: "corral-runtime" } : undefined;
+    });
+    build.onLoad({ filter: /.*/, namespace: "corral-runtime" }, (args) => ({
+      contents: `module.exports = __corral_imports[${JSON.stringify(args.path)}];`,
+      loader: "js",
+    }));
+  },
+};
+await esbuild.build({
+  ...isolateScriptOptions("lazyModule"),
+  // The script's completion value is a function of the shared modules, called by the runtime.
+  banner: { js: "(function(__corral_imports){var Object=__corral_imports.Object;var module={exports:{}},exports=module.exports;" },
+  footer: { js: "return module.exports.lazyModule;})" },
+  plugins: [...isolateScriptOptions("lazyModule").plugins, runtimeShared],
+  entryPoints: [join(root, "sandbox/guest/web/lazy-bundle.ts")],
+  outfile: join(root, "dist/sandbox/guest/web-lazy.bundle.js"),
 });
 
 // corral.json's JSON Schema, made from the one zod schema (src/config/schema.ts), at the

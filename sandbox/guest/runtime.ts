@@ -45,6 +45,7 @@ const FERAL_DONE = lent("__corral_done");
 const FERAL_RANDOM = lent("__corral_random");
 const FERAL_LOAD_URL = lent("__corral_load_url");
 const FERAL_LOAD_STREAMS = lent("__corral_load_streams");
+const FERAL_LOAD_WEB = lent("__corral_load_web");
 const FERAL_ENCODING = lent("__corral_encoding");
 const FERAL_DECODE = lent("__corral_decode");
 const FERAL_CAPABILITY = lent("__corral_capability");
@@ -76,6 +77,7 @@ installWebGlobals(globalObject, {
   random: (count) => FERAL_RANDOM(count),
   loadUrl: () => FERAL_LOAD_URL(),
   loadStreams: () => FERAL_LOAD_STREAMS(),
+  loadWeb: () => FERAL_LOAD_WEB(),
   // Answered by the worker itself (sandbox/worker/web-crypto-bridge.ts, compression-bridge.ts); `capabilities` is made below, before any tool runs.
   askWorker: (request, payload) => capabilities.exchange(request as never, payload),
   decode: { encoding: (label) => FERAL_ENCODING(label), decode: (handle, encoding, flags, bytes, stream) => FERAL_DECODE(handle, encoding, flags, bytes, stream) },

@@ -67,6 +67,8 @@ export type GuestLent = {
   __corral_load_url: () => void;
   /** Runs the streams script (web-streams-polyfill) in this context once, leaving its exports under `__corral_streams_module`. */
   __corral_load_streams: () => void;
+  /** Runs the script of the web globals built on first use in this context once, leaving its function under `__corral_lazy_module`. */
+  __corral_load_web: () => void;
   /** Sends capability request `seq` (JSON text, and its payload if it has one) to the host (fire-and-forget; the answer comes through `capability`). */
   __corral_capability: (seq: number, requestJson: string, payload?: GuestPayload) => void;
 };

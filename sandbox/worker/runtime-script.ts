@@ -3,7 +3,8 @@
  * Compiles the guest's scripts into an isolate: the runtime (zod + SDK +
  * runtime, one script, run in every context) and the URL script
  * (whatwg-url, run in a context only when its tool first uses URL), and
- * likewise the streams script (web-streams-polyfill). The V8 code cache is produced here, by this worker, from our own bundles, and
+ * likewise the streams script (web-streams-polyfill) and the script of the
+ * web globals built on first use (sandbox/guest/web/lazy-bundle.ts). The V8 code cache is produced here, by this worker, from our own bundles, and
  * never accepted from anyone else: cached data is machine-level input to V8
  * (isolated-vm #516, CVE-2022-39266).
  */
@@ -34,3 +35,4 @@ function cachedCompiler(bundle: string, filename: string): (isolate: IsolatedVM.
 export const compileRuntime = cachedCompiler("../guest/runtime.bundle.js", "corral:runtime");
 export const compileUrlScript = cachedCompiler("../guest/web-url.bundle.js", "corral:url");
 export const compileStreamsScript = cachedCompiler("../guest/web-streams.bundle.js", "corral:streams");
+export const compileLazyScript = cachedCompiler("../guest/web-lazy.bundle.js", "corral:web");

@@ -12,14 +12,16 @@
  *   ours and runs no tool code.
  * - `__corral_load_streams()`: the same for the streams script
  *   (web-streams-polyfill), under `__corral_streams_module`, on a tool's
- *   first use of a stream class (or of a body's stream).
+ *   first use of a stream class (or of a body's stream); and
+ *   `__corral_load_web()` for the web globals built on first use (events,
+ *   fetch's classes, Blob, crypto ...), under `__corral_lazy_module`.
  * - `__corral_encoding(label)` / `__corral_decode(...)`: TextDecoder's
  *   encodings beyond UTF-8, from this process's Node (./text-decode-bridge.ts).
  */
 import { randomBytes } from "node:crypto";
 import type IsolatedVM from "isolated-vm-types";
 import { ivm } from "./load-isolated-vm.js";
-import { compileStreamsScript, compileUrlScript } from "./runtime-script.js";
+import { compileLazyScript, compileStreamsScript, compileUrlScript } from "./runtime-script.js";
 import { createDecodeCallbacks } from "./text-decode-bridge.js";
 
 const MAX_RANDOM_BYTES = 65536;
@@ -35,6 +37,7 @@ export function lendWebCallbacks(isolate: IsolatedVM.Isolate, context: IsolatedV
   lend("__corral_decode", new ivm.Callback(decoding.decode));
   lend("__corral_load_url", scriptLoader(isolate, context, compileUrlScript, "__corral_url_module"));
   lend("__corral_load_streams", scriptLoader(isolate, context, compileStreamsScript, "__corral_streams_module"));
+  lend("__corral_load_web", scriptLoader(isolate, context, compileLazyScript, "__corral_lazy_module"));
 }
 
 /** A callback that runs one of our scripts in `context` once, leaving its exports under `slot` for the runtime to take. */

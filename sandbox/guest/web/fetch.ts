@@ -13,15 +13,15 @@
  */
 import type { CapabilityClient, Exchanged } from "../capability-client.js";
 import { isBlocked, markBlocked } from "../signals.js";
-import type { Request as RequestClass } from "./request.js";
+import { lazyWeb } from "./lazy.js";
 
 type FetchValue = { status: number; statusText: string; headers: [string, string][]; url: string; redirected: boolean };
 type AbortLike = { aborted: boolean; reason: unknown; addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void };
 
 export function createFetch(client: CapabilityClient) {
   return async function fetch(input: unknown, init?: Record<string, unknown>): Promise<unknown> {
-    const { Request } = require("./request.js") as { Request: typeof RequestClass };
-    const { responseFromHost } = require("./response.js") as typeof import("./response.js");
+    const { Request } = lazyWeb().request;
+    const { responseFromHost } = lazyWeb().response;
     const request = new Request(input as string, init as never);
     const signal = request.signal as AbortLike | null;
     if (signal?.aborted === true) throw signal.reason;

@@ -2,8 +2,9 @@
  * @module sandbox/guest/web/install
  * Puts the web-standard globals on a tool's global object, in one call from
  * the guest runtime. Small ones are installed as values; the costly ones
- * (URL with its IDNA tables, the hashes, structuredClone, events, fetch's
- * classes) as lazy globals: an accessor that builds the value on first use
+ * (URL with its IDNA tables, streams, and the script of everything else
+ * built on first use: events, fetch's classes, Blob, crypto,
+ * structuredClone, performance, see ./lazy-bundle.ts) as lazy globals: an accessor that builds the value on first use
  * and replaces itself with a plain writable property, so a tool that never
  * touches them does not pay for them. A tool may overwrite any of them in
  * its own context; the runtime never reads them back. (queueMicrotask and
@@ -18,7 +19,8 @@ import { DOMException } from "./dom-exception.js";
 import { TextDecoder, TextEncoder } from "./text-codec.js";
 import type { RandomSource } from "./crypto.js";
 import type { WebCryptoExchange } from "./subtle.js";
-import { setCompressionExchange, type WorkerExchange } from "./compression.js";
+import type { WorkerExchange } from "./compression.js";
+import { lazyWeb, setLazyLoader, type LazyLoader } from "./lazy.js";
 import { loadUrl, type UrlLoader } from "./url.js";
 import { nameFunction } from "../standard-names.js";
 import { createNavigator } from "./navigator.js";
@@ -34,6 +36,8 @@ export type WebGlobalsOptions = {
   askWorker: WorkerExchange;
   /** Runs the URL script (whatwg-url) in this context, on first use. */
   loadUrl: UrlLoader;
+  /** Runs the script of the web globals built on first use (./lazy-bundle.ts) in this context. */
+  loadWeb: LazyLoader;
   /** Runs the streams script (web-streams-polyfill) in this context, on first use. */
   loadStreams: StreamsLoader;
   /** The worker's TextDecoder for encodings beyond UTF-8. */
@@ -51,11 +55,16 @@ function installValue(target: object, name: string, value: unknown): void {
   defineValue(target, name, nameFunction(value, name));
 }
 
+/** How many lazy builds are running (one may start another by a direct call, never through a getter). */
+let building = 0;
+
 /**
  * Globals built together on the first read of any of them (or each replaced
  * by a write before that). All of them are plain `undefined` while the build
- * runs, so a library that looks for an existing global (event-target-shim
- * does) finds none and no getter re-enters.
+ * runs, and so is every global of another group not built yet: a library
+ * that looks for an existing global as it starts (event-target-shim does,
+ * inside the lazy script that many groups load) finds none, and no getter
+ * re-enters a build.
  */
 function defineLazy(target: object, names: readonly string[], build: () => Record<string, unknown>): () => void {
   let built = false;
@@ -63,7 +72,13 @@ function defineLazy(target: object, names: readonly string[], build: () => Recor
     if (built) return;
     built = true;
     for (const name of names) defineValue(target, name, undefined);
-    const values = build();
+    building++;
+    let values: Record<string, unknown>;
+    try {
+      values = build();
+    } finally {
+      building--;
+    }
     for (const name of names) installValue(target, name, values[name]);
   };
   for (const name of names) {
@@ -72,6 +87,7 @@ function defineLazy(target: object, names: readonly string[], build: () => Recor
       configurable: true,
       enumerable: false,
       get() {
+        if (building > 0) return undefined;
         settle();
         return (target as Record<string, unknown>)[name];
       },
@@ -102,36 +118,42 @@ export function installWebGlobals(target: object, options: WebGlobalsOptions): v
   installValue(target, "TextEncoder", TextEncoder);
   setDecodeBridge(options.decode);
   setStreamsLoader(options.loadStreams);
-  setCompressionExchange(options.askWorker);
+  setLazyLoader(
+    options.loadWeb,
+    (module) => module.compression.setCompressionExchange(options.askWorker),
+    (run) => {
+      building++;
+      try {
+        return run();
+      } finally {
+        building--;
+      }
+    },
+  );
   installValue(target, "TextDecoder", TextDecoder);
   installValue(target, "DOMException", DOMException);
   const settleEvents = defineLazy(target, EVENT_GLOBALS, () => {
-    const events = require("./events.js") as typeof import("./events.js");
-    return { ...events, ...events.createGlobalEvents(options.reportToConsole), ...(require("./abort.js") as object) };
+    const { events, abort } = lazyWeb();
+    return { ...events, ...events.createGlobalEvents(options.reportToConsole), ...abort };
   });
   // performance is an EventTarget: the events are built first (event-target-shim looks for the globals as it starts, which must not re-enter this build).
   defineLazy(target, ["performance", "Performance", "PerformanceEntry", "PerformanceMark", "PerformanceMeasure"], () => {
     settleEvents();
-    const module = require("./performance.js") as typeof import("./performance.js");
-    return { ...module, performance: module.createPerformance() };
+    const { performance } = lazyWeb();
+    return { ...performance, performance: performance.createPerformance() };
   });
-  defineLazy(target, ["crypto", "Crypto", "SubtleCrypto", "CryptoKey"], () => ({
-    ...(require("./crypto.js") as object),
-    crypto: (require("./crypto.js") as typeof import("./crypto.js")).createCrypto(options.random, options.askWorker as WebCryptoExchange),
-    CryptoKey: (require("./subtle.js") as typeof import("./subtle.js")).CryptoKey,
-  }));
+  defineLazy(target, ["crypto", "Crypto", "SubtleCrypto", "CryptoKey"], () => {
+    const { crypto, subtle } = lazyWeb();
+    return { ...crypto, crypto: crypto.createCrypto(options.random, options.askWorker as WebCryptoExchange), CryptoKey: subtle.CryptoKey };
+  });
   defineLazy(target, ["URL", "URLSearchParams"], () => loadUrl(options.loadUrl));
-  defineLazy(target, ["structuredClone"], () => require("./clone.js") as Record<string, unknown>);
+  defineLazy(target, ["structuredClone"], () => ({ ...lazyWeb().clone }));
   // WinterTC: `self` is the global object; `navigator.userAgent` names the runtime.
   defineValue(target, "self", target);
   defineLazy(target, ["navigator"], () => ({ navigator: createNavigator() }));
   defineLazy(target, STREAM_GLOBALS, () => ({ ...webStreams() }));
-  defineLazy(target, ["TextEncoderStream", "TextDecoderStream"], () => require("./text-streams.js") as Record<string, unknown>);
-  defineLazy(target, ["CompressionStream", "DecompressionStream"], () => require("./compression.js") as Record<string, unknown>);
-  defineLazy(target, ["Blob", "File", "FormData"], () => ({ ...(require("./blob.js") as object), ...(require("./form-data.js") as object) }));
-  defineLazy(target, ["Headers", "Request", "Response"], () => ({
-    ...(require("./headers.js") as object),
-    ...(require("./request.js") as object),
-    ...(require("./response.js") as object),
-  }));
+  defineLazy(target, ["TextEncoderStream", "TextDecoderStream"], () => ({ ...lazyWeb().textStreams }));
+  defineLazy(target, ["CompressionStream", "DecompressionStream"], () => ({ ...lazyWeb().compression }));
+  defineLazy(target, ["Blob", "File", "FormData"], () => ({ ...lazyWeb().blob, ...lazyWeb().formData }));
+  defineLazy(target, ["Headers", "Request", "Response"], () => ({ ...lazyWeb().headers, ...lazyWeb().request, ...lazyWeb().response }));
 }
