@@ -1,8 +1,4 @@
 // Typings for the pure-JS packages bundled into the guest runtime that ship none.
-declare module "@ungap/structured-clone" {
-  export function serialize(value: unknown, options?: { json?: boolean; lossy?: boolean }): unknown;
-  export function deserialize(records: unknown): unknown;
-}
 declare module "whatwg-url" {
   export const URL: unknown;
   export const URLSearchParams: unknown;
