@@ -8,7 +8,7 @@
  * is a byte stream of the Streams standard (loaded on first use).
  */
 import { encodeUtf8, TextDecoder } from "./text-codec.js";
-import { webStreams } from "./streams.js";
+import { bytesStream } from "./streams.js";
 import { concatBytes } from "./bytes.js";
 import { intrinsics as I } from "../intrinsics.js";
 
@@ -105,22 +105,6 @@ function own(blob: Blob): Uint8Array {
   const bytes = BYTES.get(blob);
   if (bytes === undefined) throw new TypeError("Illegal invocation: not a Blob");
   return bytes;
-}
-
-/** A byte ReadableStream of `bytes` (a copy), in chunks of at most 64 KiB. */
-export function bytesStream(bytes: Uint8Array): unknown {
-  const { ReadableStream } = webStreams();
-  let offset = 0;
-  return new (ReadableStream as unknown as new (source: object) => unknown)({
-    type: "bytes",
-    pull(controller: { enqueue(chunk: Uint8Array): void; close(): void }) {
-      if (offset >= bytes.byteLength) return controller.close();
-      const end = Math.min(bytes.byteLength, offset + 65536);
-      controller.enqueue(bytes.slice(offset, end));
-      offset = end;
-      if (offset >= bytes.byteLength) controller.close();
-    },
-  });
 }
 
 export class File extends Blob {

@@ -13,9 +13,9 @@
  * as multipart/form-data), URLSearchParams or a ReadableStream of bytes.
  */
 import { encodeUtf8, TextDecoder, bytesOf } from "./text-codec.js";
-import { Blob, blobBytes, bytesStream } from "./blob.js";
+import { Blob, blobBytes } from "./blob.js";
 import { encodeMultipart, FormData, parseFormBody } from "./form-data.js";
-import { webStreams } from "./streams.js";
+import { bytesStream, webStreams } from "./streams.js";
 import { concatBytes } from "./bytes.js";
 
 export type BodyInit = string | ArrayBuffer | ArrayBufferView | Blob | FormData | { toString(): string } | null | undefined;

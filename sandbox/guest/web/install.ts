@@ -2,9 +2,9 @@
  * @module sandbox/guest/web/install
  * Puts the web-standard globals on a tool's global object, in one call from
  * the guest runtime. Small ones are installed as values; the costly ones
- * (URL with its IDNA tables, streams, and the script of everything else
- * built on first use: events, fetch's classes, Blob, crypto,
- * structuredClone, performance, see ./lazy-bundle.ts) as lazy globals: an accessor that builds the value on first use
+ * (URL with its IDNA tables, streams, and the script of the rest built on
+ * first use: events, fetch's classes, Blob, crypto, structuredClone,
+ * performance ..., see ./lazy-bundle.ts) as lazy globals: an accessor that builds the value on first use
  * and replaces itself with a plain writable property, so a tool that never
  * touches them does not pay for them. A tool may overwrite any of them in
  * its own context; the runtime never reads them back. (queueMicrotask and
@@ -120,7 +120,6 @@ export function installWebGlobals(target: object, options: WebGlobalsOptions): v
   setStreamsLoader(options.loadStreams);
   setLazyLoader(
     options.loadWeb,
-    (module) => module.compression.setCompressionExchange(options.askWorker),
     (run) => {
       building++;
       try {
@@ -153,7 +152,11 @@ export function installWebGlobals(target: object, options: WebGlobalsOptions): v
   defineLazy(target, ["navigator"], () => ({ navigator: createNavigator() }));
   defineLazy(target, STREAM_GLOBALS, () => ({ ...webStreams() }));
   defineLazy(target, ["TextEncoderStream", "TextDecoderStream"], () => ({ ...lazyWeb().textStreams }));
-  defineLazy(target, ["CompressionStream", "DecompressionStream"], () => ({ ...lazyWeb().compression }));
+  defineLazy(target, ["CompressionStream", "DecompressionStream"], () => {
+    const { compression } = lazyWeb();
+    compression.setCompressionExchange(options.askWorker);
+    return { ...compression };
+  });
   defineLazy(target, ["Blob", "File", "FormData"], () => ({ ...lazyWeb().blob, ...lazyWeb().formData }));
   defineLazy(target, ["Headers", "Request", "Response"], () => ({ ...lazyWeb().headers, ...lazyWeb().request, ...lazyWeb().response }));
 }

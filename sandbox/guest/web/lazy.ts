@@ -51,18 +51,17 @@ const SHARED = {
 const SLOT = "__corral_lazy_module";
 let loader: LazyLoader | undefined;
 let loaded: LazyModule | undefined;
-let onLoad: ((module: LazyModule) => void) | undefined;
 let guard: <T>(run: () => T) => T = (run) => run();
 
 /**
- * Set once by installWebGlobals, before any tool code runs. `configure` runs
- * once the script is loaded; `whileLoading` wraps the load (the script's
- * modules start inside it, and one of them reads globals as it starts).
+ * Set once by installWebGlobals, before any tool code runs. `whileLoading`
+ * wraps the load (a module that starts with it may read globals as it
+ * starts; the others start on first read, inside the lazy global's build
+ * that needs them).
  */
-export function setLazyLoader(load: LazyLoader, configure: (module: LazyModule) => void, whileLoading: <T>(run: () => T) => T): void {
+export function setLazyLoader(load: LazyLoader, whileLoading: <T>(run: () => T) => T): void {
   if (loader !== undefined) return;
   loader = load;
-  onLoad = configure;
   guard = whileLoading;
 }
 
@@ -80,6 +79,5 @@ export function lazyWeb(): LazyModule {
     return (factory as (imports: typeof SHARED) => LazyModule)(SHARED);
   });
   loaded = module;
-  onLoad?.(module);
   return module;
 }

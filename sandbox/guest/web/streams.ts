@@ -65,3 +65,19 @@ export function webStreams(): StreamsModule {
   for (const name of STREAM_GLOBALS) (loaded as Record<string, unknown>)[name] = module[name];
   return loaded;
 }
+
+/** A byte ReadableStream of `bytes` (a copy), in chunks of at most 64 KiB. */
+export function bytesStream(bytes: Uint8Array): unknown {
+  const { ReadableStream } = webStreams();
+  let offset = 0;
+  return new (ReadableStream as unknown as new (source: object) => unknown)({
+    type: "bytes",
+    pull(controller: { enqueue(chunk: Uint8Array): void; close(): void }) {
+      if (offset >= bytes.byteLength) return controller.close();
+      const end = Math.min(bytes.byteLength, offset + 65536);
+      controller.enqueue(bytes.slice(offset, end));
+      offset = end;
+      if (offset >= bytes.byteLength) controller.close();
+    },
+  });
+}
