@@ -18,7 +18,7 @@ export type Perform = (command: Command, fn: (context: CliContext) => Promise<Ex
 export function addLedgerCommands(program: Command, perform: Perform): void {
   program
     .command("audit")
-    .description("show the ledger: each source's calls, strikes and state, most trouble first; or one source in detail")
+    .description("show the ledger: each source's calls, errors, strikes and state, most trouble first; or one source in detail")
     .argument("[source]", "one source (plugin:<path>, agent:<id>, host:<name> or code:<caller id>) to report in detail")
     .option("--json", "print the summary (or the source's report) as JSON")
     .option("--events <n>", `how many recent changes of state one source's report lists (default ${LEDGER_DEFAULTS.recentEvents})`, parseCount)
@@ -28,8 +28,11 @@ export function addLedgerCommands(program: Command, perform: Perform): void {
       `
 Reads the ledger file directly (--ledger, else corral.json's ledger.store, else ${DEFAULT_LEDGER_FILE}
 beside the config or here), the one a running host writes; exits 1 if it does not exist, or if the source has no record in it.
-Counts per source and tool: CALLS = OK + TOOL ERR + INVALID + TIMEOUT + MEMORY + CRASH + OTHER.
-Timeouts, memory and crashes are strikes; enough of them quarantine the source.
+Counts per source and tool: CALLS = OK + TOOL ERR + INVALID + BLOCKED + CANCELLED + BUSY + TIMEOUT + MEMORY + CRASH + OTHER;
+ERROR % is the calls that were not ok. Timeouts, memory and crashes are strikes; enough of them quarantine the source.
+Most trouble first: quarantined, then most strikes, then highest error rate.
+One source's report also shows its calls per version, each tool's latest errors with their messages,
+and its capability uses.
 One source's report also shows Code Mode's part: for code:<caller id>, the tools its
 scripts called (tool, its source, calls, strikes, outcomes); for any other source, the
 script sources that called its tools.`,

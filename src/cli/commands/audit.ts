@@ -3,8 +3,10 @@
  * `corral audit [source]`: what the ledger knows, read straight from its file
  * (no host, no workers), so it shows what a running host has recorded up to
  * its last call. Without a source: every source and its tools, most trouble
- * first. With one: that source's totals, recent strikes and changes of state,
- * its capability uses (counters, and the latest with their targets), and
+ * first, with every outcome kind and the error rate. With one: that source's
+ * totals, its tools' calls per version and latest errors, recent strikes and
+ * changes of state, its capability uses (counters, and the latest with their
+ * targets: what host.auditSource answers too), and
  * what Code Mode made of it: for a script source (`code:<caller id>`) the
  * tools its scripts called, for any other the script sources that called it.
  */
