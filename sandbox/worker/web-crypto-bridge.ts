@@ -7,26 +7,31 @@
  * calling tool's call (its clock runs while the work does); it never reaches
  * the host. Only plain data crosses: the request's JSON (the algorithm, keys
  * as JWK, buffers as base64) and the data as the request's payload
- * (an ArrayBuffer copy); the answer's JSON (bytes as base64, keys as JWK).
+ * (an ArrayBuffer copy); the answer's JSON (keys as JWK) and its bytes as
+ * the answer's payload.
  * Nothing is kept here between requests: a key lives in its tool's isolate
  * (as JWK, behind its CryptoKey) and is imported for each operation, so no
  * key outlives its isolate and none can be reached from another.
  *
  * Limits, so a tool that uses the API correctly never meets them and one
- * that abuses it cannot starve the worker: MAX_DATA_BYTES a request,
+ * that abuses it cannot starve the worker: MAX_DATA_BYTES a request (the
+ * worker's own memory counts against the calling tool's limit, and an
+ * operation holds its data about four times over here: the copy in, the
+ * output, its base64 on the way back, the copy out),
  * MAX_PBKDF2_ITERATIONS, at most MAX_RUNNING operations at once in this
  * process (the rest wait their turn) and MAX_QUEUED_BYTES waiting. Every
  * failure is an answer (`{ ok: false, code: <DOMException name or
  * "TypeError">, message }`); nothing here throws.
  */
 import { webcrypto } from "node:crypto";
+import type { WorkerAnswer } from "./capability-relay.js";
 
 const subtle = webcrypto.subtle as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
 
 export const WEBCRYPTO_KIND = "webcrypto";
 const PREFIX = `{"kind":"${WEBCRYPTO_KIND}"`;
 const MAX_REQUEST_CHARS = 1 << 20;
-const MAX_DATA_BYTES = 64 << 20;
+const MAX_DATA_BYTES = 8 << 20;
 const MAX_PBKDF2_ITERATIONS = 10_000_000;
 const MAX_RUNNING = 4;
 const MAX_QUEUED_BYTES = 256 << 20;
@@ -39,13 +44,20 @@ let queuedBytes = 0;
 const queue: (() => void)[] = [];
 
 /** A webcrypto request's answer (JSON text, later), or undefined when the request is not one. */
-export function answerWebCrypto(requestJson: string, payload: unknown): Promise<string> | undefined {
+export function answerWebCrypto(requestJson: string, payload: unknown): Promise<string | WorkerAnswer> | undefined {
   if (!requestJson.startsWith(PREFIX)) return undefined;
   return perform(requestJson, payload).then(
-    (value) => JSON.stringify({ ok: true, value } satisfies Answer),
+    // Bytes go beside the answer, as a payload the isolate gets as an ArrayBuffer (never inside its JSON).
+    (value) => (value instanceof Bytes ? { answerJson: PAYLOAD_ANSWER, payload: { bytesBase64: value.bytes.toString("base64") } } : JSON.stringify({ ok: true, value } satisfies Answer)),
     (error: unknown) => JSON.stringify(refusal(error)),
   );
 }
+
+/** An operation's bytes (a signature, a ciphertext, derived bits, an exported key). */
+class Bytes {
+  constructor(readonly bytes: Buffer) {}
+}
+const PAYLOAD_ANSWER = JSON.stringify({ ok: true, value: { $payload: true } });
 
 function refusal(error: unknown): Answer {
   const name = error instanceof Error ? error.name : "";
@@ -134,7 +146,7 @@ async function describeKey(key: unknown): Promise<unknown> {
   return { type: k.type, algorithm, usages: k.usages, jwk };
 }
 
-const b64 = (buffer: unknown) => ({ $b64: Buffer.from(buffer as ArrayBuffer).toString("base64") });
+const b64 = (buffer: unknown) => new Bytes(Buffer.from(buffer as ArrayBuffer));
 
 async function run(op: string, args: unknown[], data: ArrayBuffer | undefined): Promise<unknown> {
   const call = (name: string, ...rest: unknown[]) => (subtle[name] as (...a: unknown[]) => Promise<unknown>).apply(webcrypto.subtle, rest);

@@ -7,7 +7,7 @@
  * Each operation is a request of kind "webcrypto" that the worker answers
  * itself (sandbox/worker/web-crypto-bridge.ts) within the calling tool's
  * call: plain data both ways (JSON with buffers as base64, the data as the
- * request's payload). A CryptoKey keeps its key as a JWK in a WeakMap
+ * request's payload, the result's bytes as the answer's). A CryptoKey keeps its key as a JWK in a WeakMap
  * only this module reads: the tool sees type, extractable, algorithm and
  * usages, and exportKey refuses a key made non-extractable, as the standard
  * says. wrapKey and unwrapKey are not offered.
@@ -18,7 +18,7 @@ import { base64ToBytes, bytesToBase64 } from "./bytes.js";
 import { intrinsics as I } from "../intrinsics.js";
 
 /** Sends one request to the worker with its payload; answers the answer's value, or rejects with a CapabilityError (code, message). */
-export type WebCryptoExchange = (request: { kind: "webcrypto"; op: string; args: unknown[] }, payload?: ArrayBuffer) => Promise<{ value: unknown }>;
+export type WebCryptoExchange = (request: { kind: "webcrypto"; op: string; args: unknown[] }, payload?: ArrayBuffer) => Promise<{ value: unknown; payload?: unknown }>;
 
 type KeyState = { jwk: unknown; type: string; extractable: boolean; algorithm: Record<string, unknown>; usages: string[] };
 const KEYS = new WeakMap<object, KeyState>();
@@ -101,14 +101,17 @@ function usagesOf(usages: unknown): string[] {
 export function createSubtle(exchange: WebCryptoExchange) {
   async function ask(op: string, args: unknown[], payload?: ArrayBuffer): Promise<unknown> {
     try {
-      return (await exchange({ kind: "webcrypto", op, args }, payload)).value;
+      const answer = await exchange({ kind: "webcrypto", op, args }, payload);
+      // Bytes come as the answer's payload, an ArrayBuffer of this isolate's.
+      if ((answer.value as { $payload?: unknown } | null)?.$payload === true) return answer.payload instanceof ArrayBuffer ? answer.payload : new ArrayBuffer(0);
+      return answer.value;
     } catch (error) {
       const { code, message } = error as { code?: unknown; message?: unknown };
       if (code === "TypeError") throw new TypeError(String(message));
       throw new DOMException(String(message ?? "The operation failed"), typeof code === "string" ? code : "OperationError");
     }
   }
-  const buffer = (answer: unknown): ArrayBuffer => (revive(answer) as Uint8Array).buffer as ArrayBuffer;
+  const buffer = (answer: unknown): ArrayBuffer => (answer instanceof ArrayBuffer ? answer : new ArrayBuffer(0));
 
   return {
     async encrypt(algorithm: unknown, key: CryptoKey, data: unknown): Promise<ArrayBuffer> {
