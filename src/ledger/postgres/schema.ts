@@ -128,10 +128,13 @@ function upgrades(schema: string): string[] {
     // (`errors`, filled here from its outcome counts), its counts per version (the current one in its row,
     // earlier ones folded into tool_versions by the statement that counts a run, under the source's row
     // lock), and its latest non-ok calls with their messages. tool_versions starts empty: older calls
-    // were counted with no version.
+    // were counted with no version. No CHECK ties errors to strikes: a host of schema 4 still running
+    // during a fleet's rolling upgrade counts a strike without an error (its positional INSERT leaves the
+    // new columns at their defaults), and must not be refused for it; the reports' error rates come from
+    // the outcome counts, which every version keeps.
     `ALTER TABLE ${s}.tools ${toolCountColumns("BIGINT").map((column) => `ADD COLUMN ${column}`).join(", ")};
      UPDATE ${s}.tools SET errors = calls - coalesce((outcomes ->> 'ok')::bigint, 0);
-     ALTER TABLE ${s}.tools ADD CHECK (errors >= strikes AND errors <= calls AND cur_strikes <= cur_errors AND cur_errors <= cur_calls);
+     ALTER TABLE ${s}.tools ADD CHECK (errors <= calls AND cur_strikes <= cur_errors AND cur_errors <= cur_calls);
      ${toolCountTables(postgresDialect(s), "BIGINT", "BIGSERIAL PRIMARY KEY", "")}`,
   ];
 }

@@ -81,6 +81,27 @@ if (SKIP_POSTGRES !== false) {
       }
     });
 
+    it("lets a host of schema 4, still running in a rolling upgrade, count its strikes in a migrated schema", async () => {
+      const schema = schemas.next();
+      const ledger = new Ledger({ store: new PostgresLedgerStore({ url, schema }), policy: { strikes: 1_000 } });
+      try {
+        await ledger.record(makeCall({ source: "agent:r", tool: "t", outcome: "ok" }));
+        await ledger.record(makeCall({ source: "agent:r", tool: "t", outcome: "tool_error", message: "new host" }));
+        // What a host of schema 4 sends to count a strike (postgres/sql.ts before version 5): 13 positional values,
+        // which leave the columns of version 5 alone. Twice: more strikes than the errors counted.
+        const oldStrike = `INSERT INTO "${schema}".tools AS t VALUES ('agent:r', 't', 1, 1, '{"crash": 1}'::jsonb, 1, 1, 1, 1, 1, 1, 'crash', 'old host')
+          ON CONFLICT (source, tool) DO UPDATE SET calls = t.calls + excluded.calls, strikes = t.strikes + excluded.strikes,
+            outcomes = jsonb_set(t.outcomes, ARRAY['crash'], to_jsonb(coalesce((t.outcomes ->> 'crash')::bigint, 0) + 1))`;
+        await adminQuery(oldStrike);
+        await adminQuery(oldStrike);
+        const tool = (await ledger.sourceReport("agent:r"))?.tools[0];
+        assert.deepEqual([tool?.totals.calls, tool?.totals.strikes, tool?.totals.outcomes.crash], [4, 2, 2], "the older host's strikes are kept");
+        assert.equal(tool?.errorRate, 3 / 4, "error rates come from the outcome counts every version keeps");
+      } finally {
+        await ledger.close();
+      }
+    });
+
     for (const from of [3, 4]) {
       it(`migrates a version-${from} schema with records in it: they stay as they were; scripts' calls, calls per version and tools' errors count from then on`, async () => {
         const schema = schemas.next();
