@@ -90,6 +90,7 @@ const tr46AsciiFastPath = {
 await esbuild.build({
   ...isolateScriptOptions("urlModule"),
   plugins: [...isolateScriptOptions("urlModule").plugins, tr46AsciiFastPath],
+  inject: [join(root, "sandbox/guest/web/url-inject.ts")],
   entryPoints: [join(root, "sandbox/guest/web/url-bundle.ts")],
   outfile: join(root, "dist/sandbox/guest/web-url.bundle.js"),
 });

@@ -76,4 +76,9 @@ export const GLOBAL_CASES: Record<string, { body: string; expect: Answer }> = {
     body: `return [await new Blob(["a\\r\\nb\\rc\\nd"], { endings: "native" }).text(), await new Blob(["a\\r\\nb"]).text()];`,
     expect: v(["a\nb\nc\nd", "a\r\nb"]),
   },
+  // URLPattern standard (Node 20 has none).
+  URLPattern: {
+    body: `const p = new URLPattern({ pathname: "/books/:id" }); const m = p.exec("https://example.com/books/123"); const w = new URLPattern("https://example.com/*"); let bad; try { new URLPattern("(("); } catch (e) { bad = e.name; } return [p.test("https://example.com/books/123"), p.test("https://example.com/authors/1"), m.pathname.groups.id, p.pathname, w.test("https://example.com/a/b"), new URLPattern({ hostname: "*.example.com" }).test({ hostname: "a.example.com" }), bad, Object.prototype.toString.call(p).length > 0];`,
+    expect: v([true, false, "123", "/books/:id", true, true, "TypeError", true]),
+  },
 };

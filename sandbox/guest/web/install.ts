@@ -145,7 +145,7 @@ export function installWebGlobals(target: object, options: WebGlobalsOptions): v
     const { crypto, subtle } = lazyWeb();
     return { ...crypto, crypto: crypto.createCrypto(options.random, options.askWorker as WebCryptoExchange), CryptoKey: subtle.CryptoKey };
   });
-  defineLazy(target, ["URL", "URLSearchParams"], () => loadUrl(options.loadUrl));
+  defineLazy(target, ["URL", "URLSearchParams", "URLPattern"], () => loadUrl(options.loadUrl));
   defineLazy(target, ["structuredClone"], () => ({ ...lazyWeb().clone }));
   // WinterTC: `self` is the global object; `navigator.userAgent` names the runtime.
   defineValue(target, "self", target);

@@ -8,7 +8,12 @@
  * a tool's context only when the tool first reads `URL` or
  * `URLSearchParams` (see ./url.ts), from a code cache it made itself.
  * It needs the runtime's TextEncoder/TextDecoder globals, installed before.
+ * `URLPattern` (urlpattern-polyfill, the URLPattern standard's polyfill,
+ * run against WPT; MIT) comes with it: it parses with URL, and the build
+ * points its `URL` at whatwg-url's (./url-inject.ts), never at a global a
+ * tool may have replaced.
  */
 import { URL, URLSearchParams } from "whatwg-url";
+import { URLPattern } from "urlpattern-polyfill/urlpattern";
 
-export const urlModule = { URL, URLSearchParams };
+export const urlModule = { URL, URLSearchParams, URLPattern };
