@@ -21,7 +21,7 @@ import type { RandomSource } from "./crypto.js";
 import type { WebCryptoExchange } from "./subtle.js";
 import type { WorkerExchange } from "./compression.js";
 import { lazyWeb, setLazyLoader, type LazyLoader } from "./lazy.js";
-import { loadUrl, type UrlLoader } from "./url.js";
+import { loadUrl, loadUrlPattern, type UrlLoader } from "./url.js";
 import { nameFunction } from "../standard-names.js";
 import { createNavigator } from "./navigator.js";
 import { setDecodeBridge, type DecodeBridge } from "./encodings.js";
@@ -145,7 +145,8 @@ export function installWebGlobals(target: object, options: WebGlobalsOptions): v
     const { crypto, subtle } = lazyWeb();
     return { ...crypto, crypto: crypto.createCrypto(options.random, options.askWorker as WebCryptoExchange), CryptoKey: subtle.CryptoKey };
   });
-  defineLazy(target, ["URL", "URLSearchParams", "URLPattern"], () => loadUrl(options.loadUrl));
+  defineLazy(target, ["URL", "URLSearchParams"], () => loadUrl(options.loadUrl));
+  defineLazy(target, ["URLPattern"], () => loadUrlPattern(options.loadUrl));
   defineLazy(target, ["structuredClone"], () => ({ ...lazyWeb().clone }));
   // WinterTC: `self` is the global object; `navigator.userAgent` names the runtime.
   defineValue(target, "self", target);

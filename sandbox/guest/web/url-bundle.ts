@@ -14,6 +14,12 @@
  * tool may have replaced.
  */
 import { URL, URLSearchParams } from "whatwg-url";
-import { URLPattern } from "urlpattern-polyfill/urlpattern";
 
-export const urlModule = { URL, URLSearchParams, URLPattern };
+export const urlModule = {
+  URL,
+  URLSearchParams,
+  // Started on first read (esbuild makes a require()d module lazy): a tool that uses only URL builds none of it.
+  get URLPattern(): unknown {
+    return (require("urlpattern-polyfill/urlpattern") as { URLPattern: unknown }).URLPattern;
+  },
+};

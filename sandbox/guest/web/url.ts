@@ -11,11 +11,25 @@ export type UrlModule = { URL: unknown; URLSearchParams: unknown; URLPattern: un
 
 const SLOT = "__corral_url_module";
 
-export function loadUrl(load: UrlLoader): UrlModule {
+let loaded: UrlModule | undefined;
+
+function urlModule(load: UrlLoader): UrlModule {
+  if (loaded !== undefined) return loaded;
   const global = globalThis as Record<string, unknown>;
   load();
   const module = global[SLOT] as UrlModule | undefined;
   delete global[SLOT];
   if (module === undefined || module === null) throw new Error("corral runtime: the worker did not load URL");
-  return { URL: module.URL, URLSearchParams: module.URLSearchParams, URLPattern: module.URLPattern };
+  loaded = module;
+  return module;
+}
+
+export function loadUrl(load: UrlLoader): { URL: unknown; URLSearchParams: unknown } {
+  const module = urlModule(load);
+  return { URL: module.URL, URLSearchParams: module.URLSearchParams };
+}
+
+/** URLPattern, from the URL script (which it loads if URL has not): its module starts only now. */
+export function loadUrlPattern(load: UrlLoader): { URLPattern: unknown } {
+  return { URLPattern: urlModule(load).URLPattern };
 }
