@@ -85,6 +85,14 @@ export class Body {
     this.#stream = mine;
     return { bytes: null, stream: theirs };
   }
+  /** The body handed to a Request made from this one, which takes it (the Fetch standard): this one is used from now on. */
+  protected transferBodySource(): BodySource {
+    const source = { bytes: this.#bytes, stream: this.#stream };
+    this.#bytes = null;
+    this.#stream = null;
+    this.#used = true;
+    return source;
+  }
   /** Bytes, unless the body is a stream. */
   protected bodyBytes(): Uint8Array | null {
     return this.#bytes;

@@ -11,6 +11,9 @@ const NORMALISED_METHODS = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", 
 const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
+/** True while clone() makes its copy (the constructor then copies the body instead of taking it). */
+let cloning = false;
+
 export type RequestInit = {
   method?: string;
   headers?: HeadersInit;
@@ -63,9 +66,11 @@ export class Request extends Body {
       if (extracted.type !== null && !this.#headers.has("content-type")) this.#headers.set("content-type", extracted.type);
     } else if (source !== undefined) {
       if (source.bodyUsed) throw new TypeError("Cannot construct a Request with a Request object that has already been used.");
-      // A copy: a clone's body is its own, as in Node (read once, handed over as it is); a stream is teed.
-      const taken = source.takeBodySource();
-      body = { bytes: taken.bytes?.slice() ?? null, stream: taken.stream };
+      // A clone's body is a copy (a stream is teed); any other Request made from this one takes its body (the Fetch standard).
+      if (cloning) {
+        const taken = source.takeBodySource();
+        body = { bytes: taken.bytes?.slice() ?? null, stream: taken.stream };
+      } else body = source.transferBodySource();
     }
     this.setBody(body);
   }
@@ -94,12 +99,20 @@ export class Request extends Body {
   override takeBodySource(): BodySource {
     return super.takeBodySource();
   }
+  override transferBodySource(): BodySource {
+    return super.transferBodySource();
+  }
   protected override bodyContentType(): string | null {
     return this.#headers.get("content-type");
   }
   clone(): Request {
     if (this.bodyUsed) throw new TypeError("Request.clone: Body has already been consumed.");
-    return new Request(this);
+    cloning = true;
+    try {
+      return new Request(this);
+    } finally {
+      cloning = false;
+    }
   }
 }
 I.ObjectDefineProperty(Request.prototype, Symbol.toStringTag, { __proto__: null, value: "Request", configurable: true } as PropertyDescriptor);
