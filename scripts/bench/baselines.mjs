@@ -135,7 +135,7 @@ export async function createIpcFloor(tempDir) {
 export function freshIsolateAnatomy(rawScript, n) {
   const runtime = readFileSync(distPath("sandbox/guest/runtime.bundle.js"), "utf8");
   // What the worker lends the runtime (sandbox/guest/runtime.ts reads each by name), as no-ops.
-  const LENT = "globalThis.__corral_wake = () => {}; globalThis.__corral_done = () => {}; globalThis.__corral_random = (n) => '\\0'.repeat(n); globalThis.__corral_load_url = () => {}; globalThis.__corral_capability = () => {};";
+  const LENT = "globalThis.__corral_wake = () => {}; globalThis.__corral_done = () => {}; globalThis.__corral_random = (n) => '\\0'.repeat(n); globalThis.__corral_load_url = () => {}; globalThis.__corral_load_streams = () => {}; globalThis.__corral_load_web = () => {}; globalThis.__corral_encoding = () => ''; globalThis.__corral_decode = () => 2; globalThis.__corral_capability = () => {};";
   const scripts = { tiny: "(function (x) { return x; })", rawTool: rawScript, corralRuntime: runtime };
   const out = {};
   for (const [name, code] of Object.entries(scripts)) {

@@ -50,7 +50,7 @@ export async function profileGuest(tempDir, { calls, warmup = 2_000 }) {
   const runtime = await buildRuntime();
   const context = createContext({});
   // The worker lends these two callbacks; here nothing waits on them.
-  runInContext("globalThis.__corral_wake = () => {}; globalThis.__corral_capability = () => {}; globalThis.__corral_done = () => {}; globalThis.__corral_random = (n) => '\\0'.repeat(n); globalThis.__corral_load_url = () => {};", context);
+  runInContext("globalThis.__corral_wake = () => {}; globalThis.__corral_capability = () => {}; globalThis.__corral_done = () => {}; globalThis.__corral_random = (n) => '\\0'.repeat(n); globalThis.__corral_load_url = () => {}; globalThis.__corral_load_streams = () => {}; globalThis.__corral_load_web = () => {}; globalThis.__corral_encoding = () => ''; globalThis.__corral_decode = () => 2;", context);
   const api = runInContext(runtime.code, context, { filename: RUNTIME_FILENAME });
   const factory = runInContext(`(function (module, exports, require) {\n${toolCode}\n})`, context, { filename: "agent:bench", lineOffset: -1 });
   const loaded = api.load(factory);

@@ -14,6 +14,9 @@ const WANTED = [
   "process", "require", "module", "exports", "Buffer", "global", "__dirname", "__filename",
   "__corral_schedule", "__corral_capability", "ivm", "_ivm", "isolated_vm", "setImmediate", "XMLHttpRequest",
   "WebSocket", "Deno", "Bun", "importScripts", "postMessage", "gc", "%DebugPrint",
+  // The worker's lent callbacks and the slots its scripts leave their exports in, for an instant.
+  "__corral_wake", "__corral_done", "__corral_random", "__corral_load_url", "__corral_load_streams", "__corral_load_web",
+  "__corral_encoding", "__corral_decode", "__corral_url_module", "__corral_streams_module", "__corral_lazy_module",
 ];
 
 export default defineTool({
@@ -23,6 +26,8 @@ export default defineTool({
   effects: [],
   limits: { timeoutMs: 1000, memoryMb: 32 },
   run() {
+    // Every script the worker runs on first use has run (and left nothing behind) before the search.
+    void [Response, ReadableStream, URL, Blob, crypto.subtle, URLPattern];
     const seen = new Set<string>();
     for (let o: object | null = globalThis; o !== null; o = Object.getPrototypeOf(o)) {
       for (const key of Object.getOwnPropertyNames(o)) seen.add(key);
