@@ -7,7 +7,6 @@
  */
 import { z } from "zod";
 import { checkArgument } from "../arguments/check.js";
-import type { CatalogEntry } from "../registry/index.js";
 import type { SourceState } from "../ledger/index.js";
 import type { LoadResult } from "../host/types.js";
 import type { ToolLibrary } from "./library.js";
@@ -72,6 +71,3 @@ export async function authorTools(deps: AuthorDeps, agent: string, caller: strin
   }
   return deps.library.publish(agent, caller, code);
 }
-
-/** Whether a catalog entry is a library tool not yet loaded in this host. */
-export const isStored = (entry: CatalogEntry): boolean => entry.runner.kind === "stored";

@@ -11,7 +11,7 @@ import { SqliteLibraryStore } from "./sqlite-store.js";
 import type { LibraryStore } from "./store.js";
 
 export { ToolLibrary, type LibraryLimits } from "./library.js";
-export { authorTools, hostLibrary, isStored, type HostLibrary, type LibraryTool, type LibraryVersion } from "./host-api.js";
+export { authorTools, hostLibrary, type HostLibrary, type LibraryTool, type LibraryVersion } from "./host-api.js";
 export { MemoryLibraryStore, PostgresLibraryStore, SqliteLibraryStore, type LibraryStore };
 export type { Published, StoredTool, StoredVersion } from "./types.js";
 

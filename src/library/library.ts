@@ -21,7 +21,8 @@ import type { EventHub } from "../events.js";
 import { conflictMessage, entriesOf, type Loader } from "../host/loader.js";
 import type { LoadResult } from "../host/types.js";
 import { checkManifestList, type Catalog, type CatalogEntry, type Manifest } from "../registry/index.js";
-import { contentHash, StoredModules } from "./stored-entry.js";
+import { sha256 } from "../compile/bundle.js";
+import { StoredModules } from "./stored-entry.js";
 import type { LibraryStore } from "./store.js";
 import { ContentHash, StoredTool, type Change, type CurrentTool, type Published, type StoredVersion } from "./types.js";
 
@@ -170,7 +171,7 @@ export class ToolLibrary {
     const names = built.manifests.map((manifest) => manifest.name);
     const conflicts = this.#deps.catalog.conflicts(source, names).filter((conflict) => !this.#managed.has(conflict.name));
     if (conflicts.length > 0) return { ok: false, source, error: { kind: "compile_error", message: conflictMessage(conflicts) } };
-    const hash = contentHash(code);
+    const hash = sha256(code);
     let outcome;
     try {
       outcome = await this.#deps.store.publish({ agent, caller, code, hash, manifests: built.manifests.map((manifest) => ({ name: manifest.name, json: JSON.stringify(manifest) })), at: this.#deps.now() }, { maxTools: this.#deps.limits.maxTools });

@@ -18,8 +18,6 @@ import type { CurrentTool } from "./types.js";
 
 export type LoadedModule = { ok: true; built: Built } | { ok: false; message: string };
 
-/** A module's content hash: the sha256 of its source text. */
-export const contentHash = (code: string): string => sha256(code);
 
 /** What a policy reads of a manifest: a stored row that differs here from what its module declares was changed outside corral. */
 function policyView(manifest: Pick<Manifest, "name" | "effects" | "exposure" | "limits">): string {
@@ -71,7 +69,7 @@ export class StoredModules {
       return { ok: false, message: `the library cannot be read (${(error as Error).message}); try again` };
     }
     if (code === undefined) return { ok: false, message: "its module's source is missing from the library" };
-    if (contentHash(code) !== row.hash) return { ok: false, message: "its source does not match its content hash (the row was changed outside corral)" };
+    if (sha256(code) !== row.hash) return { ok: false, message: "its source does not match its content hash (the row was changed outside corral)" };
     const built = await this.#loader.build({ source: `agent:${row.agent}`, code }, this.#limits);
     if (!built.ok) return { ok: false, message: `its module does not load: ${built.error.message}` };
     return { ok: true, built };
