@@ -20,9 +20,11 @@
  * call's time and memory limits, like `new WebAssembly.Module`; the
  * promise settles at the next microtask checkpoint; a bad module rejects
  * with the engine's CompileError/LinkError/TypeError (a tool_error when the
- * tool lets it through, never a strike). `compileStreaming` and
- * `instantiateStreaming` do not exist in an isolate (V8 defines them only
- * for an embedder that streams), and are not added.
+ * tool lets it through, never a strike). V8 defines `compileStreaming` and
+ * `instantiateStreaming` only for an embedder that streams; they are added
+ * here after the WebAssembly Web API: the Response is checked (an `ok`
+ * `application/wasm` response whose body is unread), read whole, then
+ * compiled as above.
  */
 import { intrinsics as I } from "./intrinsics.js";
 
@@ -53,6 +55,21 @@ export function installWasm(global: Record<string, unknown>): void {
 
   // Method shorthand: named "compile" and "instantiate", length 1, not constructors (as WebIDL's operations).
   // The optional arguments are read from `arguments`: a rest parameter's spread would run a tool's Array iterator.
+  // WebAssembly Web API, "compile a potential WebAssembly response": a Response
+  // (or a promise of one) of type application/wasm, ok, body not yet read.
+  async function bytesOfResponse(source: unknown): Promise<ArrayBuffer> {
+    const response = (await source) as { headers: { get(name: string): string | null }; ok: boolean; bodyUsed: boolean; status: number; arrayBuffer(): Promise<ArrayBuffer> };
+    const ResponseClass = global.Response as (new () => object) | undefined;
+    if (typeof ResponseClass !== "function" || !(response instanceof ResponseClass)) throw new TypeError("WebAssembly: the argument is not a Response");
+    const type = response.headers.get("content-type");
+    // Plain methods: what runs here is the tool's own Response, in its own isolate, on its behalf.
+    const essence = type === null ? "" : (type.split(";")[0] ?? "").trim().toLowerCase();
+    if (essence !== "application/wasm") throw new TypeError(`WebAssembly: the Response's MIME type is ${type === null ? "missing" : JSON.stringify(type)}, not "application/wasm"`);
+    if (!response.ok) throw new TypeError(`WebAssembly: the Response's status is ${response.status}, not ok`);
+    if (response.bodyUsed) throw new TypeError("WebAssembly: the Response's body was already read");
+    return response.arrayBuffer();
+  }
+
   const operations = {
     compile(bytes: unknown): Promise<object> {
       const options: unknown = arguments[1];
@@ -71,8 +88,17 @@ export function installWasm(global: Record<string, unknown>): void {
         resolve({ module, instance: new FERAL_INSTANCE(module, imports) });
       });
     },
+    compileStreaming(source: unknown): Promise<object> {
+      const options: unknown = arguments[1];
+      return bytesOfResponse(source).then((bytes) => I.apply(operations.compile, operations, [bytes, options]) as Promise<object>);
+    },
+    instantiateStreaming(source: unknown): Promise<object> {
+      const imports: unknown = arguments[1];
+      const options: unknown = arguments[2];
+      return bytesOfResponse(source).then((bytes) => I.apply(operations.instantiate, operations, [bytes, imports, options]) as Promise<object>);
+    },
   };
-  for (const name of ["compile", "instantiate"] as const) {
+  for (const name of ["compile", "instantiate", "compileStreaming", "instantiateStreaming"] as const) {
     const was = I.ObjectGetOwnPropertyDescriptor(wasm, name);
     I.ObjectDefineProperty(wasm, name, {
       __proto__: null,

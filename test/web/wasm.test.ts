@@ -56,7 +56,7 @@ describe("async WebAssembly in a tool", { timeout: 120_000 }, () => {
           moduleAdd: fromModule.exports.add(40, 2),
           bufferAdd: viaBuffer.instance.exports.add(-1, 1),
           names: [WebAssembly.compile.name, WebAssembly.instantiate.name, WebAssembly.compile.length, WebAssembly.instantiate.length],
-          streaming: [typeof WebAssembly.compileStreaming, typeof WebAssembly.instantiateStreaming],
+          streaming: [WebAssembly.compileStreaming.name, WebAssembly.instantiateStreaming.length],
         };`;
       const loaded = await host.load({ source: "agent:wasm-ok", code: toolSource({ name: "wasm_ok", run, top: TOP }) });
       assert.ok(loaded.ok, JSON.stringify(loaded));
@@ -72,7 +72,41 @@ describe("async WebAssembly in a tool", { timeout: 120_000 }, () => {
         moduleAdd: 42,
         bufferAdd: 0,
         names: ["compile", "instantiate", 1, 1],
-        streaming: ["undefined", "undefined"],
+        streaming: ["compileStreaming", 1],
+      });
+    });
+  });
+
+  it("compileStreaming and instantiateStreaming take an ok application/wasm Response, or a promise of one, and refuse others with a TypeError", async () => {
+    await withHost(async (host) => {
+      const run = `
+        const wasm = (init) => new Response(ADD, { headers: { "content-type": "application/wasm" }, ...init });
+        const module = await WebAssembly.compileStreaming(wasm());
+        const { instance } = await WebAssembly.instantiateStreaming(Promise.resolve(wasm()));
+        const refusal = (p) => p.then(() => "settled", (e) => e.constructor.name);
+        const used = wasm();
+        await used.arrayBuffer();
+        return {
+          module: module instanceof WebAssembly.Module,
+          add: instance.exports.add(20, 22),
+          refused: await Promise.all([
+            refusal(WebAssembly.compileStreaming(new Response(ADD))),
+            refusal(WebAssembly.compileStreaming(new Response(ADD, { headers: { "content-type": "application/wasm; charset=x" } }))),
+            refusal(WebAssembly.compileStreaming(wasm({ status: 404 }))),
+            refusal(WebAssembly.compileStreaming(used)),
+            refusal(WebAssembly.compileStreaming(ADD)),
+            refusal(WebAssembly.instantiateStreaming(new Response(new Uint8Array([0, 97, 115, 109, 9]), { headers: { "content-type": "application/wasm" } }))),
+          ]),
+        };`;
+      const loaded = await host.load({ source: "agent:wasm-stream", code: toolSource({ name: "wasm_stream", run, top: TOP }) });
+      assert.ok(loaded.ok, JSON.stringify(loaded));
+      const result = await host.call("wasm_stream", {}, LIMITS);
+      assert.ok(result.ok, JSON.stringify(result));
+      assert.deepEqual(result.structured, {
+        module: true,
+        add: 42,
+        // The MIME type's parameters are allowed (its essence is what counts); a bad module is the engine's CompileError.
+        refused: ["TypeError", "settled", "TypeError", "TypeError", "TypeError", "CompileError"],
       });
     });
   });
