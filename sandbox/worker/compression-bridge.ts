@@ -31,7 +31,8 @@ const MAKERS: Record<string, Record<string, () => zlib.Gzip | zlib.Gunzip | zlib
   decompress: { gzip: zlib.createGunzip, deflate: zlib.createInflate, "deflate-raw": zlib.createInflateRaw },
 };
 
-type Open = { engine: zlib.Gzip; output: Buffer[]; bytes: number; failed: Error | undefined };
+// `given`: input bytes written; `ended`: zlib reached the end of the compressed data (it ends itself there).
+type Open = { engine: zlib.Gzip; output: Buffer[]; bytes: number; failed: Error | undefined; given: number; ended: boolean };
 const streams = new Map<string, Map<number, Open>>();
 
 /** A compression request's answer (JSON text, later), or undefined when the request is not one. */
@@ -64,8 +65,9 @@ async function perform(callId: string, requestJson: string, payload: unknown): P
     const make = typeof mode === "string" && typeof format === "string" ? MAKERS[mode]?.[format] : undefined;
     if (make === undefined) throw new Error("unsupported compression format");
     if (open.size >= MAX_STREAMS) throw new Error(`at most ${MAX_STREAMS} compression streams may be open in one call`);
-    stream = { engine: make() as zlib.Gzip, output: [], bytes: 0, failed: undefined };
+    stream = { engine: make() as zlib.Gzip, output: [], bytes: 0, failed: undefined, given: 0, ended: false };
     const made = stream;
+    made.engine.on("end", () => (made.ended = true));
     made.engine.on("data", (data: Buffer) => {
       made.bytes += data.byteLength;
       if (made.bytes > MAX_OUTPUT_BYTES) made.engine.destroy(new Error("a chunk's output is too large"));
@@ -75,7 +77,10 @@ async function perform(callId: string, requestJson: string, payload: unknown): P
     open.set(handle, made);
   }
   try {
+    stream.given += chunk.byteLength;
     await step(stream, chunk, end);
+    // Compression Streams: input after the end of the compressed data is an error (zlib would drop it silently).
+    if (stream.ended && stream.engine.bytesWritten < stream.given) stream.failed ??= new Error("junk after the end of the compressed data");
     if (stream.failed !== undefined) throw stream.failed;
     const output = Buffer.concat(stream.output);
     stream.output = [];
@@ -94,7 +99,11 @@ function step(stream: Open, chunk: Buffer, end: boolean): Promise<void> {
   return new Promise((resolve) => {
     const done = () => resolve();
     stream.engine.once("error", done);
-    if (end) {
+    if (stream.ended) {
+      // zlib ended itself at the end of the data: nothing more will be pushed, nor "end" emitted again.
+      stream.engine.off("error", done);
+      resolve();
+    } else if (end) {
       stream.engine.once("end", done);
       stream.engine.end(chunk);
       stream.engine.resume();

@@ -57,4 +57,9 @@ export const FIX_CASES: Record<string, { body: string; expect: Answer }> = {
     body: `const out = []; for (const f of [() => new CompressionStream("brotli"), () => new DecompressionStream()]) { try { f(); out.push("made"); } catch (e) { out.push(e.name); } } const bad = new ReadableStream({ start(c) { c.enqueue(new Uint8Array([1, 2, 3, 4])); c.close(); } }).pipeThrough(new DecompressionStream("gzip")); try { for await (const x of bad) {} out.push("decoded"); } catch (e) { out.push(e.name); } const notBytes = new ReadableStream({ start(c) { c.enqueue("text"); c.close(); } }).pipeThrough(new CompressionStream("gzip")); try { for await (const x of notBytes) {} out.push("compressed"); } catch (e) { out.push(e.name); } return out;`,
     expect: v(["TypeError", "TypeError", "TypeError", "TypeError"]),
   },
+  // Compression Streams: input after the end of the compressed data errors the stream, in the last chunk or after it.
+  "decompression refuses junk after the end": {
+    body: `const packed = new Uint8Array(await new Response(new Blob(["hello hello"]).stream().pipeThrough(new CompressionStream("deflate"))).arrayBuffer()); const run = async (chunks) => { const s = new ReadableStream({ start(c) { for (const x of chunks) c.enqueue(x); c.close(); } }).pipeThrough(new DecompressionStream("deflate")); try { return new TextDecoder().decode(await new Response(s).arrayBuffer()); } catch (e) { return e.name; } }; return [await run([packed]), await run([new Uint8Array([...packed, 0])]), await run([packed, new Uint8Array([1, 2])]), await run([packed, new Uint8Array(0)])];`,
+    expect: v(["hello hello", "TypeError", "TypeError", "hello hello"]),
+  },
 };
