@@ -62,4 +62,14 @@ export const FIX_CASES: Record<string, { body: string; expect: Answer }> = {
     body: `const packed = new Uint8Array(await new Response(new Blob(["hello hello"]).stream().pipeThrough(new CompressionStream("deflate"))).arrayBuffer()); const run = async (chunks) => { const s = new ReadableStream({ start(c) { for (const x of chunks) c.enqueue(x); c.close(); } }).pipeThrough(new DecompressionStream("deflate")); try { return new TextDecoder().decode(await new Response(s).arrayBuffer()); } catch (e) { return e.name; } }; return [await run([packed]), await run([new Uint8Array([...packed, 0])]), await run([packed, new Uint8Array([1, 2])]), await run([packed, new Uint8Array(0)])];`,
     expect: v(["hello hello", "TypeError", "TypeError", "hello hello"]),
   },
+  // File API blob URLs, fetched inside the tool (no effect): GET only, the fragment ignored, gone once revoked.
+  "blob URLs": {
+    body: `const blob = new Blob(["hi there"], { type: "text/plain" }); const url = URL.createObjectURL(blob); const other = URL.createObjectURL(new File(["x"], "f.txt")); const fails = (p) => p.then(() => "ok", (e) => e.name); const response = await fetch(url + "#frag"); const out = [url.startsWith("blob:null/"), url !== other, response.status, response.headers.get("content-type"), response.headers.get("content-length"), await response.text(), await fails(fetch(url + "?q")), await fails(fetch(url, { method: "POST" })), URL.createObjectURL.length]; URL.revokeObjectURL(url); out.push(await fails(fetch(url))); try { URL.createObjectURL("not a blob"); } catch (e) { out.push(e.name); } return out;`,
+    expect: v([true, true, 200, "text/plain", "8", "hi there", "TypeError", "TypeError", 1, "TypeError", "TypeError"]),
+  },
+  // Fetch: a null body read is not used; a body read as bytes has a locked, disturbed stream; WebIDL lengths.
+  "consumed bodies": {
+    body: `const empty = new Response(); await empty.text(); const read = new Response("x"); await read.text(); let locked; try { read.body.getReader(); locked = "reader"; } catch (e) { locked = e.name; } return [empty.bodyUsed, read.bodyUsed, read.body !== null, locked, Blob.length, File.length];`,
+    expect: v([false, true, true, "TypeError", 0, 2]),
+  },
 };

@@ -44,7 +44,10 @@ type BlobOptions = { type?: string; endings?: "transparent" | "native" };
 export class Blob {
   readonly #type: string;
 
-  constructor(blobParts?: Iterable<unknown>, options?: BlobOptions) {
+  // Rest parameters: WebIDL's optional arguments do not count in `length` (Blob.length is 0, File.length 2).
+  constructor(...args: [blobParts?: Iterable<unknown>, options?: BlobOptions]) {
+    const blobParts = args[0];
+    const options = args[1];
     if (blobParts !== undefined && (typeof blobParts !== "object" || blobParts === null) && typeof blobParts !== "function") {
       throw new TypeError("Failed to construct 'Blob': The provided value cannot be converted to a sequence.");
     }
@@ -110,8 +113,9 @@ function own(blob: Blob): Uint8Array {
 export class File extends Blob {
   readonly #name: string;
   readonly #lastModified: number;
-  constructor(fileBits: Iterable<unknown>, fileName: string, options?: BlobOptions & { lastModified?: number }) {
+  constructor(fileBits: Iterable<unknown>, fileName: string, ...rest: [options?: BlobOptions & { lastModified?: number }]) {
     if (arguments.length < 2) throw new TypeError(`Failed to construct 'File': 2 arguments required, but only ${arguments.length} present.`);
+    const options = rest[0];
     super(fileBits, options);
     this.#name = String(fileName);
     const lastModified = options?.lastModified;

@@ -106,6 +106,11 @@ export class Body {
     if (this.#stream === null && this.#bytes !== null) {
       this.#stream = bytesStream(this.#bytes) as Stream;
       this.#bytes = null;
+    } else if (this.#stream === null && this.#used) {
+      // Read as bytes before anyone asked for the stream: the stream it would have been is read, so locked and disturbed.
+      const stream = bytesStream(new Uint8Array(0)) as Stream & { getReader(): { read(): Promise<unknown> } };
+      void stream.getReader().read();
+      this.#stream = stream;
     }
     return this.#stream;
   }
@@ -120,8 +125,10 @@ export class Body {
     if (this.bodyUsed) throw new TypeError("Body is unusable: Body has already been read");
     const stream = this.#stream;
     if (stream !== null && stream.locked) throw new TypeError("Body is unusable: Body is locked");
-    this.#used = true;
     const bytes = this.#bytes;
+    // Fetch: consuming a null body reads nothing, so the body is not used.
+    if (stream === null && bytes === null) return new Uint8Array(0);
+    this.#used = true;
     this.#bytes = null;
     if (stream !== null) return readAll(stream);
     return bytes ?? new Uint8Array(0);

@@ -9,7 +9,8 @@
  * refusal rejects with a TypeError (as a network error does in Node) whose
  * message names what was refused and why, and whose `code` says the kind.
  * An aborted signal rejects with its reason; the host's request is then
- * left to finish and its answer ignored.
+ * left to finish and its answer ignored. A blob: URL is answered in the
+ * isolate (./blob-url.ts).
  */
 import type { CapabilityClient, Exchanged } from "../capability-client.js";
 import { isBlocked, markBlocked } from "../signals.js";
@@ -25,6 +26,7 @@ export function createFetch(client: CapabilityClient) {
     const request = new Request(input as string, init as never);
     const signal = request.signal as AbortLike | null;
     if (signal?.aborted === true) throw signal.reason;
+    if ((request.url as string).startsWith("blob:")) return lazyWeb().blobUrl.fetchBlobUrl(request.url as string, request.method as string);
     const body = await request.bodyForFetch();
     const pending = client.exchange(
       {

@@ -29,6 +29,7 @@ import type * as Clone from "./clone.js";
 import type * as Performance from "./performance.js";
 import type * as TextStreams from "./text-streams.js";
 import type * as Compression from "./compression.js";
+import type * as BlobUrl from "./blob-url.js";
 
 // Each module starts on its first read here (esbuild makes a require()d module a lazy one), so a
 // tool that uses Headers does not also build Blob, SubtleCrypto or performance.
@@ -71,6 +72,9 @@ export const lazyModule = {
   },
   get compression() {
     return require("./compression.js") as typeof Compression;
+  },
+  get blobUrl() {
+    return require("./blob-url.js") as typeof BlobUrl;
   },
 };
 export type LazyModule = typeof lazyModule;
