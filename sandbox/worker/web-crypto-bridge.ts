@@ -124,7 +124,7 @@ const RAW_ONLY = new Set(["PBKDF2", "HKDF"]);
 
 async function importParts(parts: unknown): Promise<unknown> {
   const key = (parts as Partial<KeyParts> | undefined)?.$key;
-  if (key === undefined || typeof key.jwk !== "object" || key.jwk === null || typeof key.algorithm !== "object" || !Array.isArray(key.usages)) throw new Refused("InvalidAccessError", "not a CryptoKey");
+  if (key === undefined || typeof key.jwk !== "object" || key.jwk === null || typeof key.algorithm !== "object" || !Array.isArray(key.usages)) throw new TypeError("The value is not a CryptoKey");
   const raw = (key.jwk as { $raw?: unknown }).$raw;
   if (typeof raw === "string") return subtle.importKey?.("raw", Buffer.from(raw, "base64"), key.algorithm, false, key.usages);
   return subtle.importKey?.("jwk", key.jwk, key.algorithm, true, key.usages);
@@ -183,8 +183,14 @@ async function run(op: string, args: unknown[], data: ArrayBuffer | undefined): 
   throw new Refused("NotSupportedError", "unknown operation");
 }
 
-/** ECDH's `public` is a CryptoKey of the tool's: imported like the base key. */
+/** The algorithms whose `public` member is the peer's CryptoKey. */
+const PEER_KEYED = new Set(["ECDH", "X25519", "X448"]);
+
+/** ECDH's `public` is a CryptoKey of the tool's: imported like the base key; anything else there is a TypeError (importParts), as the algorithm's dictionary says. */
 async function deriveParams(algorithm: unknown): Promise<unknown> {
-  if (typeof algorithm !== "object" || algorithm === null || !("public" in algorithm)) return algorithm;
-  return { ...algorithm, public: await importParts((algorithm as { public: unknown }).public) };
+  if (typeof algorithm !== "object" || algorithm === null || !PEER_KEYED.has(algorithmName(algorithm))) return algorithm;
+  const peer = (algorithm as { public?: unknown }).public;
+  // Missing, Node's own normalization names the member.
+  if (peer === undefined) return algorithm;
+  return { ...algorithm, public: await importParts(peer) };
 }
