@@ -35,7 +35,7 @@ const MAX_DATA_BYTES = 8 << 20;
 const MAX_PBKDF2_ITERATIONS = 10_000_000;
 const MAX_RUNNING = 4;
 const MAX_QUEUED_BYTES = 256 << 20;
-const OPS = new Set(["generateKey", "importKey", "exportKey", "sign", "verify", "encrypt", "decrypt", "deriveBits", "deriveKey"]);
+const OPS = new Set(["generateKey", "importKey", "exportKey", "sign", "verify", "encrypt", "decrypt", "deriveBits", "deriveKey", "wrapKey", "unwrapKey"]);
 
 type Answer = { ok: true; value: unknown } | { ok: false; code: string; message: string };
 
@@ -60,7 +60,8 @@ class Bytes {
 const PAYLOAD_ANSWER = JSON.stringify({ ok: true, value: { $payload: true } });
 
 function refusal(error: unknown): Answer {
-  const name = error instanceof Error ? error.name : "";
+  // Node 20 names one refusal "InvalidAccessException"; the standard says "InvalidAccessError".
+  const name = error instanceof Error ? (error.name === "InvalidAccessException" ? "InvalidAccessError" : error.name) : "";
   const code = name === "TypeError" || /^[A-Z][A-Za-z]*Error$/.test(name) ? name : "OperationError";
   const message = error instanceof Error ? String(error.message).slice(0, 500) : "The operation failed";
   return { ok: false, code: code === "Error" ? "OperationError" : code, message };
@@ -122,12 +123,13 @@ type KeyParts = { $key: { jwk: Record<string, unknown>; algorithm: Record<string
 /** PBKDF2 and HKDF keys are raw bytes that Web Crypto never exports: they cross as `{ $raw }` (base64), imported non-extractable. */
 const RAW_ONLY = new Set(["PBKDF2", "HKDF"]);
 
-async function importParts(parts: unknown): Promise<unknown> {
+/** A key of the tool's, imported for one operation; `extractable` is false only where Node itself must refuse to export it (wrapKey). */
+async function importParts(parts: unknown, extractable = true): Promise<unknown> {
   const key = (parts as Partial<KeyParts> | undefined)?.$key;
   if (key === undefined || typeof key.jwk !== "object" || key.jwk === null || typeof key.algorithm !== "object" || !Array.isArray(key.usages)) throw new TypeError("The value is not a CryptoKey");
   const raw = (key.jwk as { $raw?: unknown }).$raw;
   if (typeof raw === "string") return subtle.importKey?.("raw", Buffer.from(raw, "base64"), key.algorithm, false, key.usages);
-  return subtle.importKey?.("jwk", key.jwk, key.algorithm, true, key.usages);
+  return subtle.importKey?.("jwk", key.jwk, key.algorithm, extractable, key.usages);
 }
 
 function algorithmName(algorithm: unknown): string {
@@ -148,8 +150,9 @@ async function describeKey(key: unknown): Promise<unknown> {
 
 const b64 = (buffer: unknown) => new Bytes(Buffer.from(buffer as ArrayBuffer));
 
+const call = (name: string, ...rest: unknown[]) => (subtle[name] as (...a: unknown[]) => Promise<unknown>).apply(webcrypto.subtle, rest);
+
 async function run(op: string, args: unknown[], data: ArrayBuffer | undefined): Promise<unknown> {
-  const call = (name: string, ...rest: unknown[]) => (subtle[name] as (...a: unknown[]) => Promise<unknown>).apply(webcrypto.subtle, rest);
   switch (op) {
     case "generateKey": {
       const made = (await call("generateKey", args[0], true, args[1])) as { publicKey?: unknown; privateKey?: unknown };
@@ -179,8 +182,31 @@ async function run(op: string, args: unknown[], data: ArrayBuffer | undefined): 
       return b64(await call("deriveBits", await deriveParams(args[0]), await importParts(args[1]), args[2]));
     case "deriveKey":
       return describeKey(await call("deriveKey", await deriveParams(args[0]), await importParts(args[1]), args[2], true, args[3]));
+    case "wrapKey":
+      // Node normalizes, exports (refusing a key the tool made non-extractable), then checks the wrapping key's
+      // name and usages and wraps or encrypts; the standard checks the wrapping key before exporting (both InvalidAccessError).
+      return b64(await call("wrapKey", args[0], await importParts(args[1], args[2] === true), await importParts(args[3]), args[4]));
+    case "unwrapKey":
+      return b64(await unwrapBytes(args[0], await importParts(args[1]), data));
   }
   throw new Refused("NotSupportedError", "unknown operation");
+}
+
+/**
+ * unwrapKey's bytes. Node's unwrapKey makes a CryptoKey, never bytes, so the
+ * bytes are unwrapped as an HMAC key's (HMAC takes raw bytes of any nonzero
+ * length) and read back: Node does the algorithm's checks, in its order, and
+ * the decryption or AES-KW unwrap. The guest imports them in the tool's
+ * format, keeping the key's extractable flag its own.
+ */
+async function unwrapBytes(algorithm: unknown, unwrappingKey: unknown, data: ArrayBuffer | undefined): Promise<unknown> {
+  try {
+    return await call("exportKey", "raw", await call("unwrapKey", "raw", data, unwrappingKey, algorithm, { name: "HMAC", hash: "SHA-256" }, true, ["sign"]));
+  } catch (error) {
+    // The HMAC import's only refusal: nothing was wrapped (every format's import refuses empty data too).
+    if (error instanceof Error && error.name === "DataError") throw new Refused("DataError", "the unwrapped key data is empty");
+    throw error;
+  }
 }
 
 /** The algorithms whose `public` member is the peer's CryptoKey. */

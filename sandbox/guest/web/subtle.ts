@@ -2,18 +2,21 @@
  * @module sandbox/guest/web/subtle
  * SubtleCrypto beyond digest, and `CryptoKey`: generateKey, importKey,
  * exportKey (raw, jwk, pkcs8, spki), sign, verify, encrypt, decrypt,
- * deriveBits, deriveKey, for what the worker's Node implements (HMAC,
- * AES-GCM/CBC/CTR/KW, PBKDF2, HKDF, ECDSA, ECDH, Ed25519, X25519, RSA ...).
+ * deriveBits, deriveKey, wrapKey, unwrapKey, for what the worker's Node
+ * implements (HMAC, AES-GCM/CBC/CTR/KW, PBKDF2, HKDF, ECDSA, ECDH, Ed25519,
+ * X25519, RSA ...).
  * Each operation is a request of kind "webcrypto" that the worker answers
  * itself (sandbox/worker/web-crypto-bridge.ts) within the calling tool's
  * call: plain data both ways (JSON with buffers as base64, the data as the
  * request's payload, the result's bytes as the answer's). A CryptoKey keeps its key as a JWK in a WeakMap
  * only this module reads: the tool sees type, extractable, algorithm and
  * usages, and exportKey refuses a key made non-extractable, as the standard
- * says. wrapKey and unwrapKey are not offered.
+ * says. wrapKey is one request (the worker's Node exports and wraps or
+ * encrypts); unwrapKey is one request for the unwrapped bytes, then this
+ * module's own importKey, so the key's extractable flag stays here.
  */
 import { DOMException } from "./dom-exception.js";
-import { bytesOf } from "./text-codec.js";
+import { TextDecoder, bytesOf } from "./text-codec.js";
 import { base64ToBytes, bytesToBase64 } from "./bytes.js";
 import { intrinsics as I } from "../intrinsics.js";
 
@@ -93,6 +96,16 @@ function needUsage(key: CryptoKey, usage: string): void {
   if (!stateOf(key).usages.includes(usage)) throw new DOMException(`The requested operation is not valid for the provided key (it lacks the "${usage}" usage)`, "InvalidAccessError");
 }
 
+/** The "parse a JWK" step of unwrapKey: UTF-8 JSON; text that is not JSON is a DataError (as Node's), a value that is not an object a TypeError (importKey's). */
+function parseJwk(bytes: ArrayBuffer): unknown {
+  const text = new TextDecoder().decode(bytes);
+  try {
+    return I.JSONParse(text);
+  } catch {
+    throw new DOMException("The unwrapped key is not a JSON Web Key", "DataError");
+  }
+}
+
 function usagesOf(usages: unknown): string[] {
   if (typeof usages !== "object" || usages === null || typeof (usages as Iterable<unknown>)[Symbol.iterator] !== "function") throw new TypeError("The keyUsages argument must be a sequence");
   return [...(usages as Iterable<unknown>)].map(String);
@@ -112,6 +125,22 @@ export function createSubtle(exchange: WebCryptoExchange) {
     }
   }
   const buffer = (answer: unknown): ArrayBuffer => (answer instanceof ArrayBuffer ? answer : new ArrayBuffer(0));
+
+  async function importKey(format: string, keyData: unknown, algorithm: unknown, extractable: boolean, keyUsages: Iterable<string>): Promise<CryptoKey> {
+    const form = String(format);
+    const usages = usagesOf(keyUsages);
+    const name = String((typeof algorithm === "object" && algorithm !== null ? (algorithm as { name?: unknown }).name : algorithm) ?? "").toUpperCase();
+    if ((name === "PBKDF2" || name === "HKDF") && extractable) throw new DOMException(`${name} keys are not extractable`, "SyntaxError");
+    if (form === "jwk") {
+      if (typeof keyData !== "object" || keyData === null) throw new TypeError("The keyData argument must be a JsonWebKey");
+      // The worker imports every key extractable (to describe it), so `ext` is checked here, against the tool's own flag.
+      const jwk = plain(keyData) as Record<string, unknown>;
+      if (jwk.ext !== undefined && !jwk.ext && extractable) throw new DOMException('The JWK "ext" member is false but the key is asked to be extractable', "DataError");
+      delete jwk.ext;
+      return makeKey(await ask("importKey", [form, jwk, plain(algorithm), usages]), Boolean(extractable));
+    }
+    return makeKey(await ask("importKey", [form, null, plain(algorithm), usages], dataOf(keyData)), Boolean(extractable));
+  }
 
   return {
     async encrypt(algorithm: unknown, key: CryptoKey, data: unknown): Promise<ArrayBuffer> {
@@ -135,17 +164,7 @@ export function createSubtle(exchange: WebCryptoExchange) {
       if (made.publicKey !== undefined) return { publicKey: makeKey(made.publicKey, true), privateKey: makeKey(made.privateKey, Boolean(extractable)) };
       return makeKey(made, Boolean(extractable));
     },
-    async importKey(format: string, keyData: unknown, algorithm: unknown, extractable: boolean, keyUsages: Iterable<string>): Promise<CryptoKey> {
-      const form = String(format);
-      const usages = usagesOf(keyUsages);
-      const name = String((typeof algorithm === "object" && algorithm !== null ? (algorithm as { name?: unknown }).name : algorithm) ?? "").toUpperCase();
-      if ((name === "PBKDF2" || name === "HKDF") && extractable) throw new DOMException(`${name} keys are not extractable`, "SyntaxError");
-      if (form === "jwk") {
-        if (typeof keyData !== "object" || keyData === null) throw new TypeError("The keyData argument must be a JsonWebKey");
-        return makeKey(await ask("importKey", [form, plain(keyData), plain(algorithm), usages]), Boolean(extractable));
-      }
-      return makeKey(await ask("importKey", [form, null, plain(algorithm), usages], dataOf(keyData)), Boolean(extractable));
-    },
+    importKey,
     async exportKey(format: string, key: CryptoKey): Promise<ArrayBuffer | object> {
       if (!stateOf(key).extractable) throw new DOMException("The CryptoKey is not extractable", "InvalidAccessError");
       const form = String(format);
@@ -160,11 +179,17 @@ export function createSubtle(exchange: WebCryptoExchange) {
       needUsage(baseKey, "deriveKey");
       return makeKey(await ask("deriveKey", [plain(algorithm), plain(baseKey), plain(derivedKeyType), usagesOf(keyUsages)]), Boolean(extractable));
     },
-    async wrapKey(): Promise<never> {
-      throw new DOMException("wrapKey is not supported in corral", "NotSupportedError");
+    async wrapKey(format: string, key: CryptoKey, wrappingKey: CryptoKey, wrapAlgorithm: unknown): Promise<ArrayBuffer> {
+      const { extractable } = stateOf(key);
+      stateOf(wrappingKey);
+      return buffer(await ask("wrapKey", [String(format), plain(key), extractable, plain(wrappingKey), plain(wrapAlgorithm)]));
     },
-    async unwrapKey(): Promise<never> {
-      throw new DOMException("unwrapKey is not supported in corral", "NotSupportedError");
+    async unwrapKey(format: string, wrappedKey: unknown, unwrappingKey: CryptoKey, unwrapAlgorithm: unknown, unwrappedKeyAlgorithm: unknown, extractable: boolean, keyUsages: Iterable<string>): Promise<CryptoKey> {
+      stateOf(unwrappingKey);
+      const usages = usagesOf(keyUsages);
+      const form = String(format);
+      const bytes = buffer(await ask("unwrapKey", [plain(unwrapAlgorithm), plain(unwrappingKey)], dataOf(wrappedKey)));
+      return importKey(form, form === "jwk" ? parseJwk(bytes) : bytes, unwrappedKeyAlgorithm, extractable, usages);
     },
   };
 }
