@@ -72,4 +72,13 @@ export const FIX_CASES: Record<string, { body: string; expect: Answer }> = {
     body: `const empty = new Response(); await empty.text(); const read = new Response("x"); await read.text(); let locked; try { read.body.getReader(); locked = "reader"; } catch (e) { locked = e.name; } return [empty.bodyUsed, read.bodyUsed, read.body !== null, locked, Blob.length, File.length];`,
     expect: v([false, true, true, "TypeError", 0, 2]),
   },
+  // WebIDL for Headers: the union reads @@iterator once and uses it; a record is read key by key, in order, as ByteStrings; pair iterators.
+  "Headers after WebIDL": {
+    body: `const custom = new Headers(); custom[Symbol.iterator] = function* () { yield ["test", "yes"]; }; const log = []; const proxy = new Proxy({ a: "b", "\u0100": "d" }, { ownKeys(t) { log.push("ownKeys"); return Reflect.ownKeys(t); }, getOwnPropertyDescriptor(t, k) { log.push("gopd " + String(k)); return Reflect.getOwnPropertyDescriptor(t, k); }, get(t, k) { log.push("get " + String(k)); return Reflect.get(t, k); } }); let threw; try { new Headers(proxy); } catch (e) { threw = e.name; } const it = new Headers({ b: "2", a: "1" }).keys(); const iteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]())); const next = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(it), "next"); return [new Headers(custom).get("test"), threw, log, Object.getPrototypeOf(Object.getPrototypeOf(it)) === iteratorPrototype, Object.prototype.toString.call(it), next.enumerable, [...it], Headers.length];`,
+    expect: v(["yes", "TypeError", ["get Symbol(Symbol.iterator)", "ownKeys", "gopd a", "get a", "gopd \u0100"], true, "[object Headers Iterator]", true, ["a", "b"], 0]),
+  },
+  "Request duplex, and a disturbed stream is no body": {
+    body: `const first = new Request("https://example.com/", { method: "POST", body: "one" }); const copy = new Request("https://example.com/", first); const stream = new ReadableStream({ pull: (c) => c.enqueue(new Uint8Array(1)) }); const reader = stream.getReader(); await reader.read(); reader.releaseLock(); let threw; try { new Response(stream); } catch (e) { threw = e.name; } return [first.duplex, await copy.text(), threw];`,
+    expect: v(["half", "one", "TypeError"]),
+  },
 };

@@ -50,7 +50,8 @@ export function extractBody(init: BodyInit): BodySource & { type: string | null 
   }
   // Only a tool that made a stream class can hand one over: no stream class loaded, no stream here.
   if (typeof (init as { getReader?: unknown }).getReader === "function" && isStream(init)) {
-    if ((init as Stream).locked) throw new TypeError("Response body object should not be disturbed or locked");
+    // The polyfill's mark of a stream something has read from, even after the reader let go.
+    if ((init as Stream).locked || (init as { _disturbed?: boolean })._disturbed === true) throw new TypeError("Response body object should not be disturbed or locked");
     return { bytes: null, stream: init as Stream, type: null };
   }
   return { bytes: encodeUtf8(String(init)), stream: null, type: "text/plain;charset=UTF-8" };

@@ -35,24 +35,52 @@ export function makeImmutable(headers: Headers): Headers {
   return headers;
 }
 
+/** WebIDL's ByteString: a string with no code unit above U+00FF. */
+function byteString(text: string): string {
+  if (/[\u0100-\uffff]/.test(text)) throw new TypeError(`Failed to construct 'Headers': ${JSON.stringify(text)} is not a valid ByteString`);
+  return text;
+}
+
+/** WebIDL's record<ByteString, ByteString> conversion: own keys in order, enumerable ones only, each read once. */
+function fillFromRecord(headers: Headers, init: object): void {
+  // The whole record is converted before the headers are filled (and names checked).
+  const pairs: [string, string][] = [];
+  for (const key of Reflect.ownKeys(init)) {
+    const descriptor = Reflect.getOwnPropertyDescriptor(init, key);
+    if (descriptor === undefined || !descriptor.enumerable) continue;
+    if (typeof key === "symbol") throw new TypeError("Failed to construct 'Headers': a record's key cannot be a Symbol");
+    const name = byteString(key);
+    pairs.push([name, byteString(String((init as Record<string, unknown>)[key]))]);
+  }
+  for (const [name, value] of pairs) headers.append(name, value);
+}
+
+/** A Headers' sorted, combined list (set in the class's static block: its private field stays private). */
+let pairsOf: (headers: Headers) => [string, string][];
+
 export class Headers {
   readonly #values = new Map<string, string[]>();
 
-  constructor(init?: HeadersInit) {
+  // A rest parameter: WebIDL's optional argument does not count in `length` (Headers.length is 0).
+  constructor(...args: [init?: HeadersInit]) {
+    const init = args[0];
     if (init === undefined) return;
-    if (init === null) throw new TypeError("The provided value is not of type '(record<ByteString, ByteString> or sequence<sequence<ByteString>>)'");
-    if (init instanceof Headers) {
-      for (const [name, values] of init.#values) this.#values.set(name, [...values]);
-    } else if (typeof (init as Iterable<unknown>)[Symbol.iterator] === "function") {
-      for (const pair of init as Iterable<Iterable<string>>) {
-        const entry = [...pair];
-        if (entry.length !== 2) throw new TypeError("Each header pair must be an iterable [name, value] tuple");
-        this.append(entry[0] as string, entry[1] as string);
-      }
-    } else if (typeof init === "object") {
-      for (const name of Object.keys(init)) this.append(name, (init as Record<string, string>)[name] as string);
-    } else {
-      throw new TypeError("The provided value is not of type 'HeadersInit'");
+    if ((typeof init !== "object" && typeof init !== "function") || init === null) {
+      throw new TypeError("Failed to construct 'Headers': The provided value is not of type '(record<ByteString, ByteString> or sequence<sequence<ByteString>>)'");
+    }
+    // WebIDL's union: an object with an @@iterator (read once) is a sequence, iterated with that method; any other a record.
+    const iterator = (init as { [Symbol.iterator]?: unknown })[Symbol.iterator];
+    if (iterator === undefined || iterator === null) {
+      fillFromRecord(this, init);
+      return;
+    }
+    if (typeof iterator !== "function") throw new TypeError("Failed to construct 'Headers': @@iterator is not callable");
+    const pairs = { [Symbol.iterator]: () => I.apply(iterator, init, []) as Iterator<Iterable<string>> };
+    for (const pair of pairs as Iterable<Iterable<string>>) {
+      if ((typeof pair !== "object" && typeof pair !== "function") || pair === null) throw new TypeError("Failed to construct 'Headers': each header pair must be a sequence");
+      const entry = [...pair];
+      if (entry.length !== 2) throw new TypeError("Failed to construct 'Headers': each header pair must be an iterable [name, value] tuple");
+      this.append(entry[0] as string, entry[1] as string);
     }
   }
 
@@ -99,21 +127,45 @@ export class Headers {
     }
     return pairs;
   }
-  *entries(): IterableIterator<[string, string]> {
-    for (let i = 0; ; i++) {
-      const pairs = this.#pairs();
-      if (i >= pairs.length) return;
-      yield pairs[i] as [string, string];
-    }
+  entries(): IterableIterator<[string, string]> {
+    return headersIterator(this, "entries");
   }
-  *keys(): IterableIterator<string> {
-    for (const [name] of this.entries()) yield name;
+  keys(): IterableIterator<string> {
+    return headersIterator(this, "keys");
   }
-  *values(): IterableIterator<string> {
-    for (const [, value] of this.entries()) yield value;
+  values(): IterableIterator<string> {
+    return headersIterator(this, "values");
   }
   [Symbol.iterator](): IterableIterator<[string, string]> {
-    return this.entries();
+    return headersIterator(this, "entries");
   }
+  static {
+    pairsOf = (headers) => headers.#pairs();
+  }
+}
+
+type IteratorState = { headers: Headers; kind: "entries" | "keys" | "values"; index: number };
+const ITERATORS = new WeakMap<object, IteratorState>();
+
+// WebIDL's "Headers Iterator" prototype: its [[Prototype]] is %IteratorPrototype%, `next` an enumerable operation.
+const ITERATOR_PROTOTYPE: object = I.ObjectCreate(I.ObjectGetPrototypeOf(I.ObjectGetPrototypeOf([][Symbol.iterator]())));
+const iteratorMethods = {
+  next(): IteratorResult<unknown> {
+    const state = ITERATORS.get(this as object);
+    if (state === undefined) throw new TypeError("next called on an object that is not a Headers iterator");
+    // The list as it is now: WebIDL's pair iterators are live.
+    const pair = pairsOf(state.headers)[state.index];
+    if (pair === undefined) return { value: undefined, done: true };
+    state.index++;
+    return { value: state.kind === "keys" ? pair[0] : state.kind === "values" ? pair[1] : pair, done: false };
+  },
+};
+I.ObjectDefineProperty(ITERATOR_PROTOTYPE, "next", { __proto__: null, value: iteratorMethods.next, writable: true, enumerable: true, configurable: true } as PropertyDescriptor);
+I.ObjectDefineProperty(ITERATOR_PROTOTYPE, Symbol.toStringTag, { __proto__: null, value: "Headers Iterator", configurable: true } as PropertyDescriptor);
+
+function headersIterator<T>(headers: Headers, kind: IteratorState["kind"]): IterableIterator<T> {
+  const iterator = I.ObjectCreate(ITERATOR_PROTOTYPE) as IterableIterator<T>;
+  ITERATORS.set(iterator, { headers, kind, index: 0 });
+  return iterator;
 }
 I.ObjectDefineProperty(Headers.prototype, Symbol.toStringTag, { __proto__: null, value: "Headers", configurable: true } as PropertyDescriptor);

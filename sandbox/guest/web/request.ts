@@ -90,6 +90,10 @@ export class Request extends Body {
   get signal(): unknown {
     return this.#signal;
   }
+  /** Fetch: always "half" (a request's body is sent before its response is read); a Request used as another's init passes it on. */
+  get duplex(): string {
+    return "half";
+  }
   /** The body's bytes without consuming it (fetch sends them to the host); a stream body is read to its end. */
   async bodyForFetch(): Promise<Uint8Array | null> {
     const bytes = super.bodyBytes();
