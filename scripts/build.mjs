@@ -9,6 +9,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { dirname, join, relative } from "node:path";
 import * as esbuild from "esbuild";
 import { isolateScriptOptions } from "./isolate-script.mjs";
+import { trustedEvents } from "./trusted-events.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
@@ -131,7 +132,7 @@ await esbuild.build({
   // The script's completion value is a function of the shared modules, called by the runtime.
   banner: { js: "(function(__corral_imports){var Object=__corral_imports.Object;var module={exports:{}},exports=module.exports;" },
   footer: { js: "return module.exports.lazyModule;})" },
-  plugins: [...isolateScriptOptions("lazyModule").plugins, runtimeShared],
+  plugins: [...isolateScriptOptions("lazyModule").plugins, runtimeShared, trustedEvents],
   entryPoints: [join(root, "sandbox/guest/web/lazy-bundle.ts")],
   outfile: join(root, "dist/sandbox/guest/web-lazy.bundle.js"),
 });

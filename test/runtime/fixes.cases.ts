@@ -81,4 +81,14 @@ export const FIX_CASES: Record<string, { body: string; expect: Answer }> = {
     body: `const first = new Request("https://example.com/", { method: "POST", body: "one" }); const copy = new Request("https://example.com/", first); const stream = new ReadableStream({ pull: (c) => c.enqueue(new Uint8Array(1)) }); const reader = stream.getReader(); await reader.read(); reader.releaseLock(); let threw; try { new Response(stream); } catch (e) { threw = e.name; } return [first.duplex, await copy.text(), threw];`,
     expect: v(["half", "one", "TypeError"]),
   },
+  // DOM: isTrusted is one shared own getter, true for the events the platform dispatches; signal: null is a TypeError.
+  "trusted events and listener options": {
+    body: `const controller = new AbortController(); let trusted; controller.signal.onabort = (e) => { trusted = e.isTrusted; }; controller.abort(); const mine = new Event("x"); const a = Object.getOwnPropertyDescriptor(mine, "isTrusted"); const b = Object.getOwnPropertyDescriptor(new Event("y"), "isTrusted"); let threw; try { new EventTarget().addEventListener("x", () => {}, { signal: null }); } catch (e) { threw = e.name; } return [trusted, mine.isTrusted, typeof a.get, a.get === b.get, a.configurable, threw, EventTarget.prototype.addEventListener.length];`,
+    expect: v([true, false, "function", true, false, "TypeError", 2]),
+  },
+  // URL's urlencoded parser decodes UTF-8 "without BOM": a leading U+FEFF is kept.
+  "urlencoded bodies keep a BOM": {
+    body: `const form = await new Response("\uFEFFtest=\uFEFF", { headers: { "content-type": "application/x-www-form-urlencoded" } }).formData(); return [...form.entries()][0].map((s) => s.charCodeAt(0));`,
+    expect: v([0xfeff, 0xfeff]),
+  },
 };

@@ -11,7 +11,7 @@
  */
 import { getEventAttributeValue, setEventAttributeValue } from "event-target-shim";
 import { DOMException } from "./dom-exception.js";
-import { Event, EventTarget } from "./events.js";
+import { Event, EventTarget, markTrusted } from "./events.js";
 import { intrinsics as I } from "../intrinsics.js";
 
 export { Event, EventTarget };
@@ -50,8 +50,8 @@ function signalAbort(signal: AbortSignal, reason: unknown): void {
     toFire.push(dependent);
   }
   own.dependents.clear();
-  signal.dispatchEvent(new Event("abort"));
-  for (const dependent of toFire) dependent.dispatchEvent(new Event("abort"));
+  signal.dispatchEvent(markTrusted(new Event("abort")));
+  for (const dependent of toFire) dependent.dispatchEvent(markTrusted(new Event("abort")));
 }
 
 export class AbortSignal extends EventTarget {

@@ -6,12 +6,30 @@
  * `dispatchEvent` on globalThis) with `reportError`, which dispatches a
  * cancelable "error" ErrorEvent there and, if no listener cancels it, writes
  * the error to the tool's console. A listener that throws is reported the
- * same way (as in browsers), never thrown at the dispatcher.
+ * same way (as in browsers), never thrown at the dispatcher. The events the
+ * platform dispatches (reportError's, an AbortSignal's) are trusted
+ * (`markTrusted`, added to the shim at build time: scripts/trusted-events.mjs).
  */
-import { Event as ShimEvent, EventTarget, setErrorHandler } from "event-target-shim";
+import { Event as ShimEvent, EventTarget, markTrusted, setErrorHandler } from "event-target-shim";
 import { intrinsics as I } from "../intrinsics.js";
 
-export { EventTarget };
+export { EventTarget, markTrusted };
+
+// WebIDL: AddEventListenerOptions' `signal` is an AbortSignal, not nullable: null (or a primitive) is a TypeError.
+const shimAddEventListener = EventTarget.prototype.addEventListener;
+const checkedMethods = {
+  addEventListener(this: EventTarget, type: string, listener: unknown): void {
+    const options: unknown = arguments[2];
+    if (typeof options === "object" && options !== null && "signal" in options) {
+      const signal = (options as { signal: unknown }).signal;
+      if (signal !== undefined && (typeof signal !== "object" || signal === null)) {
+        throw new TypeError("Failed to execute 'addEventListener' on 'EventTarget': member signal is not of type 'AbortSignal'.");
+      }
+    }
+    I.apply(shimAddEventListener, this, arguments as unknown as unknown[]);
+  },
+};
+I.ObjectDefineProperty(EventTarget.prototype, "addEventListener", { __proto__: null, value: checkedMethods.addEventListener, writable: true, enumerable: true, configurable: true } as PropertyDescriptor);
 
 type EventInit = { bubbles?: boolean; cancelable?: boolean; composed?: boolean };
 
@@ -108,7 +126,7 @@ export function createGlobalEvents(sink: ErrorSink) {
     reporting = true;
     let notCancelled = true;
     try {
-      notCancelled = globalTarget.dispatchEvent(new ErrorEvent("error", { cancelable: true, message: messageOf(error), error }));
+      notCancelled = globalTarget.dispatchEvent(markTrusted(new ErrorEvent("error", { cancelable: true, message: messageOf(error), error })));
     } finally {
       reporting = false;
     }

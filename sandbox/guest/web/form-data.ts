@@ -116,7 +116,8 @@ export function encodeMultipart(form: FormData): { bytes: Uint8Array; type: stri
 /** A body's FormData, by its content type; a TypeError when it is neither form type or does not parse. */
 export function parseFormBody(bytes: Uint8Array, contentType: string | null): FormData {
   const mime = (contentType ?? "").split(";")[0]?.trim().toLowerCase();
-  if (mime === "application/x-www-form-urlencoded") return parseUrlEncoded(new TextDecoder().decode(bytes));
+  // The urlencoded parser decodes "UTF-8 without BOM": a leading U+FEFF is data, kept.
+  if (mime === "application/x-www-form-urlencoded") return parseUrlEncoded(new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes));
   if (mime === "multipart/form-data") {
     const match = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType ?? "");
     const boundary = match?.[1] ?? match?.[2];
@@ -137,7 +138,7 @@ function parseUrlEncoded(text: string): FormData {
         i += 2;
       } else for (const byte of encodeUtf8(plain[i] as string)) bytes.push(byte);
     }
-    return new TextDecoder().decode(new Uint8Array(bytes));
+    return new TextDecoder("utf-8", { ignoreBOM: true }).decode(new Uint8Array(bytes));
   };
   for (const pair of text.split("&")) {
     if (pair === "") continue;

@@ -126,7 +126,8 @@ export function createSubtle(exchange: WebCryptoExchange) {
   }
   const buffer = (answer: unknown): ArrayBuffer => (answer instanceof ArrayBuffer ? answer : new ArrayBuffer(0));
 
-  async function importKey(format: string, keyData: unknown, algorithm: unknown, extractable: boolean, keyUsages: Iterable<string>): Promise<CryptoKey> {
+  // Named apart from the method: the bundle is minified, and a shorthand property would take this function's minified name.
+  async function importAnyKey(format: string, keyData: unknown, algorithm: unknown, extractable: boolean, keyUsages: Iterable<string>): Promise<CryptoKey> {
     const form = String(format);
     const usages = usagesOf(keyUsages);
     const name = String((typeof algorithm === "object" && algorithm !== null ? (algorithm as { name?: unknown }).name : algorithm) ?? "").toUpperCase();
@@ -164,7 +165,9 @@ export function createSubtle(exchange: WebCryptoExchange) {
       if (made.publicKey !== undefined) return { publicKey: makeKey(made.publicKey, true), privateKey: makeKey(made.privateKey, Boolean(extractable)) };
       return makeKey(made, Boolean(extractable));
     },
-    importKey,
+    importKey(format: string, keyData: unknown, algorithm: unknown, extractable: boolean, keyUsages: Iterable<string>): Promise<CryptoKey> {
+      return importAnyKey(format, keyData, algorithm, extractable, keyUsages);
+    },
     async exportKey(format: string, key: CryptoKey): Promise<ArrayBuffer | object> {
       if (!stateOf(key).extractable) throw new DOMException("The CryptoKey is not extractable", "InvalidAccessError");
       const form = String(format);
@@ -189,7 +192,7 @@ export function createSubtle(exchange: WebCryptoExchange) {
       const usages = usagesOf(keyUsages);
       const form = String(format);
       const bytes = buffer(await ask("unwrapKey", [plain(unwrapAlgorithm), plain(unwrappingKey)], dataOf(wrappedKey)));
-      return importKey(form, form === "jwk" ? parseJwk(bytes) : bytes, unwrappedKeyAlgorithm, extractable, usages);
+      return importAnyKey(form, form === "jwk" ? parseJwk(bytes) : bytes, unwrappedKeyAlgorithm, extractable, usages);
     },
   };
 }

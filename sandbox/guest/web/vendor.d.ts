@@ -12,4 +12,6 @@ declare module "event-target-shim" {
   export function setErrorHandler(handler: ((error: Error) => void) | undefined): void;
   export function getEventAttributeValue(target: object, type: string): unknown;
   export function setEventAttributeValue(target: object, type: string, callback: unknown): void;
+  /** Added at build time (scripts/trusted-events.mjs): makes `event.isTrusted` true, for the events the platform dispatches. */
+  export function markTrusted<T extends object>(event: T): T;
 }
