@@ -38,8 +38,13 @@ import type { FastRecord } from "../../sandbox/shared/fast-lane-schemas.js";
 export type { PoolFailureKind, PoolOutcome } from "./session.js";
 
 const WORKER_PATH = fileURLToPath(new URL("../../sandbox/worker/entry.js", import.meta.url));
+// Node 20's V8 (11.3) has ArrayBuffer.prototype.transfer and `detached` behind a flag (shipped in 11.4):
+// with it a tool's structuredClone transfer and the streams' BYOB reads detach buffers as the standards say.
+// The flag is V8 11's only: a later V8 refuses it as an unknown option.
+const TRANSFER_FLAG = Number(process.versions.v8.split(".")[0]) === 11 ? ["--harmony-rab-gsab-transfer"] : [];
+
 /** The flags every worker runs with, whatever the host was started with. */
-export const WORKER_EXEC_ARGV: readonly string[] = ["--no-node-snapshot"];
+export const WORKER_EXEC_ARGV: readonly string[] = ["--no-node-snapshot", ...TRANSFER_FLAG];
 
 export type SandboxPoolOptions = {
   /** Serving workers. */

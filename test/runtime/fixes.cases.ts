@@ -91,4 +91,9 @@ export const FIX_CASES: Record<string, { body: string; expect: Answer }> = {
     body: `const form = await new Response("\uFEFFtest=\uFEFF", { headers: { "content-type": "application/x-www-form-urlencoded" } }).formData(); return [...form.entries()][0].map((s) => s.charCodeAt(0));`,
     expect: v([0xfeff, 0xfeff]),
   },
+  // HTML's transfer and Streams' BYOB reads detach the buffers they move (on Node 20 through V8 11's flag, set by the worker).
+  "transfer detaches": {
+    body: `const buffer = new Uint8Array([1, 2, 3]).buffer; const view = new Uint8Array(buffer, 1); const clone = structuredClone({ buffer, view }, { transfer: [buffer] }); let again; try { structuredClone(buffer, { transfer: [buffer] }); } catch (e) { again = e.name; } const stream = new ReadableStream({ type: "bytes", pull(c) { c.enqueue(new Uint8Array([7, 8])); c.close(); } }); const reader = stream.getReader({ mode: "byob" }); const given = new ArrayBuffer(4); const { value } = await reader.read(new Uint8Array(given)); return [buffer.byteLength, [...new Uint8Array(clone.buffer)], [...clone.view], clone.view.buffer === clone.buffer, again, given.byteLength, [...value]];`,
+    expect: v([0, [1, 2, 3], [2, 3], true, "DataCloneError", 0, [7, 8]]),
+  },
 };

@@ -11,9 +11,10 @@
  * WeakRef, FinalizationRegistry or Promise throws a DataCloneError.
  * Written here, not taken from @ungap/structured-clone (which loses `-0`,
  * holes, `cause` and shared buffers). A SharedArrayBuffer comes back as
- * itself (its memory stays shared). `transfer` is checked (ArrayBuffers,
- * once each) but does not detach: Node 20's V8 has no way to detach a
- * buffer from JavaScript.
+ * itself (its memory stays shared). `transfer` takes ArrayBuffers, once
+ * each and not detached already: the clone gets their contents and they are
+ * detached after (with ArrayBuffer.prototype.transfer; Node 20's V8 has it
+ * behind a flag the worker sets, src/pool/sandbox-pool.ts).
  */
 import { DOMException } from "./dom-exception.js";
 import { Blob, blobBytes, File } from "./blob.js";
@@ -119,8 +120,13 @@ export function structuredClone<T>(value: T, options?: { transfer?: Iterable<unk
     for (const item of transfer) {
       if (!(item instanceof ArrayBuffer)) throw new DOMException("Value not transferable", "DataCloneError");
       if (seen.has(item)) throw new DOMException("ArrayBuffer is transferred more than once", "DataCloneError");
+      if ((item as { detached?: boolean }).detached === true) throw new DOMException("An ArrayBuffer is detached and could not be cloned", "DataCloneError");
       seen.add(item);
     }
+    const clone = cloneValue(value, new Map()) as T;
+    // HTML detaches the transferred buffers once the whole value is serialized (views over them were read whole first).
+    for (const item of seen) (item as { transfer?: (length: number) => ArrayBuffer }).transfer?.(0);
+    return clone;
   }
   return cloneValue(value, new Map()) as T;
 }
