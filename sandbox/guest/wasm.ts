@@ -78,14 +78,26 @@ export function installWasm(global: Record<string, unknown>): void {
     instantiate(source: unknown): Promise<object> {
       const imports: unknown = arguments[1];
       const options: unknown = arguments[2];
-      return new I.Promise<object>((resolve) => {
+      return new I.Promise<object>((resolve, reject) => {
         if (isModule(source)) {
           resolve(new FERAL_INSTANCE(source as object, imports));
           return;
         }
         const module = new FERAL_MODULE(source, options);
-        // Created as data properties: a setter a tool put on Object.prototype is not run.
-        resolve({ module, instance: new FERAL_INSTANCE(module, imports) });
+        // The imports are read once the module is compiled, a turn later (WPT's "Synchronous options handling"),
+        // as the engine's asynchronous instantiate does. Created as data properties: a setter a tool put on Object.prototype is not run.
+        const compiled = I.ownPromise<void>((settle) => settle());
+        I.ownThen(
+          compiled,
+          () => {
+            try {
+              resolve({ module, instance: new FERAL_INSTANCE(module, imports) });
+            } catch (error) {
+              reject(error);
+            }
+          },
+          reject,
+        );
       });
     },
     compileStreaming(source: unknown): Promise<object> {
