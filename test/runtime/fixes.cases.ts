@@ -46,7 +46,7 @@ export const FIX_CASES: Record<string, { body: string; expect: Answer }> = {
     expect: v(["2^32", "2^31", "string"]),
   },
   "performance mark and measure": {
-    body: `performance.mark("a", { detail: 1 }); performance.mark("b"); const m = performance.measure("a-b", "a", "b"); const o = performance.measure("opt", { start: 0, duration: 5 }); let missing; try { performance.measure("x", "nope"); } catch (e) { missing = e.name; } const names = performance.getEntries().map((e) => e.entryType + ":" + e.name); performance.clearMarks("a"); return [performance instanceof EventTarget, m.duration >= 0, m.entryType, o.duration, missing, names, performance.getEntriesByType("mark").length, performance.getEntriesByName("a-b")[0].name, Object.prototype.toString.call(m), typeof performance.addEventListener];`,
+    body: `performance.mark("a", { detail: 1 }); performance.mark("b"); const m = performance.measure("a-b", "a", "b"); const o = performance.measure("opt", { start: 0, duration: 5 }); let missing; try { performance.measure("x", "nope"); } catch (e) { missing = e.name; } const names = performance.getEntries().map((e) => e.entryType + ":" + e.name).sort(); performance.clearMarks("a"); return [performance instanceof EventTarget, m.duration >= 0, m.entryType, o.duration, missing, names, performance.getEntriesByType("mark").length, performance.getEntriesByName("a-b")[0].name, Object.prototype.toString.call(m), typeof performance.addEventListener];`,
     expect: v([true, true, "measure", 5, "SyntaxError", ["mark:a", "mark:b", "measure:a-b", "measure:opt"], 1, "a-b", "[object PerformanceMeasure]", "function"]),
   },
   "compression round trips": {

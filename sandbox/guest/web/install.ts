@@ -99,6 +99,13 @@ function defineLazy(target: object, names: readonly string[], build: () => Recor
   return settle;
 }
 
+/** The runtime's setTimeout and clearTimeout, read off the global before any tool code ran (../timers.ts defines them first). */
+function runtimeTimers(target: object) {
+  const { setTimeout: setTimer, clearTimeout: clearTimer } = target as { setTimeout?: unknown; clearTimeout?: unknown };
+  if (typeof setTimer !== "function" || typeof clearTimer !== "function") throw new Error("corral runtime: the timers must be installed before the web globals");
+  return { setTimer: setTimer as (run: () => void, delayMs: number) => unknown, clearTimer: clearTimer as (id: unknown) => void };
+}
+
 const EVENT_GLOBALS = [
   "Event",
   "EventTarget",
@@ -136,10 +143,12 @@ export function installWebGlobals(target: object, options: WebGlobalsOptions): v
     return { ...events, ...events.createGlobalEvents(options.reportToConsole), ...abort };
   });
   // performance is an EventTarget: the events are built first (event-target-shim looks for the globals as it starts, which must not re-enter this build).
-  defineLazy(target, ["performance", "Performance", "PerformanceEntry", "PerformanceMark", "PerformanceMeasure"], () => {
+  // Its clock counts from now (less 1 ms, see performance-entry.ts); its observers' task is a timer of the runtime's, defined before this runs.
+  const performanceOptions = { timeOriginMs: Date.now() - 1, ...runtimeTimers(target), report: options.reportToConsole };
+  defineLazy(target, ["performance", "Performance", "PerformanceEntry", "PerformanceMark", "PerformanceMeasure", "PerformanceObserver", "PerformanceObserverEntryList"], () => {
     settleEvents();
     const { performance } = lazyWeb();
-    return { ...performance, performance: performance.createPerformance() };
+    return { ...performance, performance: performance.createPerformance(performanceOptions) };
   });
   defineLazy(target, ["crypto", "Crypto", "SubtleCrypto", "CryptoKey"], () => {
     const { crypto, subtle } = lazyWeb();

@@ -3,99 +3,116 @@
  * `performance` after High Resolution Time and User Timing: an EventTarget
  * with `now()`, `timeOrigin`, `mark`, `measure`, `getEntries`,
  * `getEntriesByName`, `getEntriesByType`, `clearMarks`, `clearMeasures` and
- * `toJSON`. Its clock is coarse on purpose: the isolate's own clock
- * (`Date.now()`, whole milliseconds), never running backwards, so a tool
- * gets no finer timer than it already has and nothing here helps a timing
- * side channel.
+ * `toJSON`, over this context's performance entry buffer. The entries and the
+ * clock are ./performance-entry.ts (the clock is coarse on purpose, see
+ * there), the buffer and PerformanceObserver ./performance-observer.ts.
  */
 import { EventTarget } from "./events.js";
 import { DOMException } from "./dom-exception.js";
 import { intrinsics as I } from "../intrinsics.js";
+import { cloneDetail, createMeasure, fieldsOf, filterEntries, now, PerformanceMark, startClock, timeOrigin, toDictionary, toDOMString, toTimestamp, type EntryType } from "./performance-entry.js";
+import { queueEntry, setObserverTask, timelineBuffer, type ObserverTaskOptions } from "./performance-observer.js";
+
+export { PerformanceEntry, PerformanceMark, PerformanceMeasure } from "./performance-entry.js";
+export { PerformanceObserver, PerformanceObserverEntryList } from "./performance-observer.js";
 
 const FERAL_SET_PROTOTYPE_OF = Object.setPrototypeOf;
 
-type EntryFields = { name: string; entryType: "mark" | "measure"; startTime: number; duration: number; detail: unknown };
-const FIELDS = new WeakMap<object, EntryFields>();
-
-export class PerformanceEntry {
-  constructor() {
-    throw new TypeError("Illegal constructor");
-  }
-  get name(): string {
-    return fieldsOf(this).name;
-  }
-  get entryType(): string {
-    return fieldsOf(this).entryType;
-  }
-  get startTime(): number {
-    return fieldsOf(this).startTime;
-  }
-  get duration(): number {
-    return fieldsOf(this).duration;
-  }
-  get detail(): unknown {
-    return fieldsOf(this).detail;
-  }
-  toJSON(): object {
-    const { name, entryType, startTime, duration, detail } = fieldsOf(this);
-    return { name, entryType, startTime, duration, detail };
-  }
-}
-export class PerformanceMark extends PerformanceEntry {}
-export class PerformanceMeasure extends PerformanceEntry {}
-for (const [target, name] of [[PerformanceEntry, "PerformanceEntry"], [PerformanceMark, "PerformanceMark"], [PerformanceMeasure, "PerformanceMeasure"]] as const) {
-  I.ObjectDefineProperty(target.prototype, Symbol.toStringTag, { __proto__: null, value: name, configurable: true } as PropertyDescriptor);
-}
-
-function fieldsOf(entry: object): EntryFields {
-  const fields = FIELDS.get(entry);
-  if (fields === undefined) throw new TypeError("Illegal invocation");
-  return fields;
-}
-
-function entry(Type: typeof PerformanceMark, fields: EntryFields): PerformanceEntry {
-  const made = I.ObjectCreate(Type.prototype) as PerformanceEntry;
-  FIELDS.set(made, fields);
-  return made;
-}
+export type PerformanceOptions = ObserverTaskOptions & {
+  /** Where the clock counts from: Date.now() less 1 ms when the runtime installed its globals (./performance-entry.ts). */
+  timeOriginMs: number;
+};
 
 export class Performance extends EventTarget {
   constructor() {
     super();
-    throw new TypeError("Illegal constructor");
+    throw new I.TypeError("Illegal constructor");
   }
 }
 I.ObjectDefineProperty(Performance.prototype, Symbol.toStringTag, { __proto__: null, value: "Performance", configurable: true } as PropertyDescriptor);
 
-export function createPerformance() {
-  const timeOrigin = Date.now();
-  let last = 0;
-  const entries: PerformanceEntry[] = [];
-  const now = (): number => {
-    const elapsed = Date.now() - timeOrigin;
-    if (elapsed > last) last = elapsed;
-    return last;
-  };
-  /** A mark's time by name (the latest), or a timestamp as given. */
-  const timeOf = (mark: unknown): number => {
-    if (typeof mark === "number") {
-      if (mark < 0) throw new TypeError("A timestamp must not be negative");
-      return mark;
-    }
-    const name = String(mark);
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const fields = fieldsOf(entries[i] as object);
-      if (fields.entryType === "mark" && fields.name === name) return fields.startTime;
-    }
-    throw new DOMException(`The mark '${name}' does not exist.`, "SyntaxError");
-  };
-  const byType = (type: string) => entries.filter((e) => fieldsOf(e).entryType === type);
-  const clear = (type: string, name?: unknown) => {
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const fields = fieldsOf(entries[i] as object);
-      if (fields.entryType === type && (name === undefined || fields.name === String(name))) entries.splice(i, 1);
-    }
-  };
+/** PerformanceTiming's attributes: a Window's navigation times, a TypeError as a mark's name anywhere else (a tool's global is no Window). */
+const PERFORMANCE_TIMING_NAMES: readonly string[] = I.ObjectFreeze([
+  "navigationStart", "unloadEventStart", "unloadEventEnd", "redirectStart", "redirectEnd", "fetchStart", "domainLookupStart",
+  "domainLookupEnd", "connectStart", "connectEnd", "secureConnectionStart", "requestStart", "responseStart", "responseEnd",
+  "domLoading", "domInteractive", "domContentLoadedEventStart", "domContentLoadedEventEnd", "domComplete", "loadEventStart", "loadEventEnd",
+]);
+
+/** User Timing's "convert a mark to a timestamp": a timestamp as given (not negative), or the latest mark of that name. */
+function timeOf(mark: string | number): number {
+  if (typeof mark === "number") {
+    if (mark < 0) throw new I.TypeError("A timestamp must not be negative");
+    return mark;
+  }
+  for (let i = 0; i < PERFORMANCE_TIMING_NAMES.length; i++) {
+    if (PERFORMANCE_TIMING_NAMES[i] === mark) throw new I.TypeError(`'${mark}' is a navigation time, which only a Window has.`);
+  }
+  for (let i = timelineBuffer.length - 1; i >= 0; i--) {
+    const fields = fieldsOf(timelineBuffer[i]);
+    if (fields.entryType === "mark" && fields.name === mark) return fields.startTime;
+  }
+  throw new DOMException(`The mark '${mark}' does not exist.`, "SyntaxError");
+}
+
+/** WebIDL's (DOMString or DOMHighResTimeStamp): a number stays one, anything else is a mark's name. */
+const toMarkOrTime = (value: unknown, what: string): string | number | undefined => (value === undefined ? undefined : typeof value === "number" ? toTimestamp(value, what) : toDOMString(value));
+
+type MeasureOptions = { detail: unknown; duration: number | undefined; end: string | number | undefined; start: string | number | undefined };
+
+/** PerformanceMeasureOptions, its members read in WebIDL's (alphabetical) order. */
+function toMeasureOptions(value: unknown): MeasureOptions {
+  const dictionary = toDictionary(value, "The measure's options");
+  const detail = dictionary.detail;
+  const duration = dictionary.duration === undefined ? undefined : toTimestamp(dictionary.duration, "duration");
+  const end = toMarkOrTime(dictionary.end, "end");
+  return { detail, duration, end, start: toMarkOrTime(dictionary.start, "start") };
+}
+
+/** User Timing's measure() after its arguments are converted: the entry's start, duration and detail. */
+function measureFields(name: string, startOrOptions: unknown, endMark: unknown) {
+  // (DOMString or PerformanceMeasureOptions): undefined, null or an object is the dictionary, anything else a mark's name.
+  const isDictionary = startOrOptions === undefined || startOrOptions === null || typeof startOrOptions === "object" || typeof startOrOptions === "function";
+  const startMark = isDictionary ? undefined : toDOMString(startOrOptions);
+  const options = isDictionary ? toMeasureOptions(startOrOptions) : undefined;
+  const end = endMark === undefined ? undefined : toDOMString(endMark);
+  const given = options !== undefined && (options.start !== undefined || options.end !== undefined || options.duration !== undefined || options.detail !== undefined) ? options : undefined;
+  if (given !== undefined) {
+    if (end !== undefined) throw new I.TypeError(`'${name}': an endMark cannot follow measure options.`);
+    if (given.start === undefined && given.end === undefined) throw new I.TypeError(`'${name}': measure options must have a start or an end.`);
+    if (given.start !== undefined && given.duration !== undefined && given.end !== undefined) throw new I.TypeError(`'${name}': measure options cannot have a start, a duration and an end.`);
+  }
+  let endTime: number;
+  if (given?.end !== undefined) endTime = timeOf(given.end);
+  else if (given?.start !== undefined && given.duration !== undefined) endTime = timeOf(given.start) + given.duration;
+  else if (end !== undefined) endTime = timeOf(end);
+  else endTime = now();
+  let startTime: number;
+  if (given?.start !== undefined) startTime = timeOf(given.start);
+  else if (given?.duration !== undefined && given.end !== undefined) startTime = endTime - given.duration;
+  else if (startMark !== undefined) startTime = timeOf(startMark);
+  else startTime = 0;
+  return { name, entryType: "measure" as const, startTime, duration: endTime - startTime, detail: given === undefined ? null : cloneDetail(given.detail) };
+}
+
+/** Removes the entries of `type` (named `name`, if given) from the buffer, in place. */
+function clearEntries(type: EntryType, name: string | undefined): void {
+  let kept = 0;
+  for (let i = 0; i < timelineBuffer.length; i++) {
+    const fields = fieldsOf(timelineBuffer[i]);
+    if (fields.entryType === type && (name === undefined || fields.name === name)) continue;
+    timelineBuffer[kept++] = timelineBuffer[i] as (typeof timelineBuffer)[number];
+  }
+  timelineBuffer.length = kept;
+}
+
+const required = (count: number, method: string) => {
+  if (count === 0) throw new I.TypeError(`Failed to execute '${method}' on 'Performance': 1 argument required, but only 0 present.`);
+};
+
+/** This context's `performance` (built once, with the globals). */
+export function createPerformance(options: PerformanceOptions) {
+  startClock(options.timeOriginMs);
+  setObserverTask(options);
   // An EventTarget made without Performance's constructor (which refuses everyone), then given its prototype.
   const performance = new EventTarget() as unknown as Record<string, unknown>;
   FERAL_SET_PROTOTYPE_OF(performance, Performance.prototype);
@@ -103,40 +120,42 @@ export function createPerformance() {
     now() {
       return now();
     },
-    mark(name: string, options?: { startTime?: number; detail?: unknown }) {
-      if (arguments.length === 0) throw new TypeError("Failed to execute 'mark' on 'Performance': 1 argument required.");
-      const made = entry(PerformanceMark, { name: String(name), entryType: "mark", startTime: options?.startTime === undefined ? now() : timeOf(Number(options.startTime)), duration: 0, detail: options?.detail ?? null });
-      entries.push(made);
+    mark(markName: string, markOptions?: { startTime?: number; detail?: unknown }) {
+      required(arguments.length, "mark");
+      const made = new PerformanceMark(markName, markOptions);
+      I.arrayPush(timelineBuffer, made);
+      queueEntry(made);
       return made;
     },
-    measure(name: string, start?: unknown, end?: unknown) {
-      if (arguments.length === 0) throw new TypeError("Failed to execute 'measure' on 'Performance': 1 argument required.");
-      let startTime = 0;
-      let endTime = now();
-      let detail: unknown = null;
-      if (typeof start === "object" && start !== null) {
-        const o = start as { start?: unknown; end?: unknown; duration?: number; detail?: unknown };
-        if (o.start !== undefined) startTime = timeOf(o.start);
-        if (o.end !== undefined) endTime = timeOf(o.end);
-        else if (o.duration !== undefined) endTime = startTime + Number(o.duration);
-        if (o.start === undefined && o.end !== undefined && o.duration !== undefined) startTime = endTime - Number(o.duration);
-        detail = o.detail ?? null;
-      } else {
-        if (start !== undefined) startTime = timeOf(start);
-        if (end !== undefined) endTime = timeOf(end);
-      }
-      const made = entry(PerformanceMeasure, { name: String(name), entryType: "measure", startTime, duration: endTime - startTime, detail });
-      entries.push(made);
+    measure(measureName: string, startOrMeasureOptions?: unknown, endMark?: string) {
+      required(arguments.length, "measure");
+      const made = createMeasure(measureFields(toDOMString(measureName), startOrMeasureOptions, endMark));
+      I.arrayPush(timelineBuffer, made);
+      queueEntry(made);
       return made;
     },
-    getEntries: () => [...entries],
-    getEntriesByType: (type: string) => byType(String(type)),
-    getEntriesByName: (name: string, type?: string) => entries.filter((e) => fieldsOf(e).name === String(name) && (type === undefined || fieldsOf(e).entryType === String(type))),
-    clearMarks: (name?: string) => clear("mark", name),
-    clearMeasures: (name?: string) => clear("measure", name),
-    toJSON: () => ({ timeOrigin }),
+    getEntries() {
+      return filterEntries(timelineBuffer);
+    },
+    getEntriesByType(type: string) {
+      required(arguments.length, "getEntriesByType");
+      return filterEntries(timelineBuffer, undefined, toDOMString(type));
+    },
+    getEntriesByName(name: string, type?: string) {
+      required(arguments.length, "getEntriesByName");
+      return filterEntries(timelineBuffer, toDOMString(name), type === undefined ? undefined : toDOMString(type));
+    },
+    clearMarks(markName?: string) {
+      clearEntries("mark", markName === undefined ? undefined : toDOMString(markName));
+    },
+    clearMeasures(measureName?: string) {
+      clearEntries("measure", measureName === undefined ? undefined : toDOMString(measureName));
+    },
+    toJSON() {
+      return { timeOrigin: timeOrigin() };
+    },
   };
   for (const key of I.ObjectKeys(methods)) I.ObjectDefineProperty(performance, key, { __proto__: null, value: (methods as Record<string, unknown>)[key], writable: true, configurable: true, enumerable: true } as PropertyDescriptor);
-  I.ObjectDefineProperty(performance, "timeOrigin", { __proto__: null, value: timeOrigin, enumerable: true, configurable: true } as PropertyDescriptor);
+  I.ObjectDefineProperty(performance, "timeOrigin", { __proto__: null, value: timeOrigin(), enumerable: true, configurable: true } as PropertyDescriptor);
   return performance;
 }
