@@ -2,7 +2,10 @@
  * @module sandbox/guest/console
  * A `console` for tools that keeps a bounded number of short lines for the
  * current call. The lines come back with the call's result; the host logs
- * them only when the operator asks for tool output.
+ * them only when the operator asks for tool output. `count`/`countReset`
+ * and `time`/`timeLog`/`timeEnd` keep their counts and start times (on
+ * Date.now's whole-millisecond clock, like `performance`) in the isolate, as
+ * the tool's other state is kept: a warm isolate keeps them from call to call.
  */
 import { intrinsics as I } from "./intrinsics.js";
 import { serialize } from "./serialize.js";
@@ -67,14 +70,67 @@ export function createConsole() {
     };
   }
 
-  const consoleObject = I.ObjectFreeze(nameMembers({
-    log: logAt("log"),
+  const log = logAt("log");
+  const warn = logAt("warn");
+  const error = logAt("error");
+  // Made on first use: a tool that counts and times nothing pays nothing for them.
+  let countsByLabel: Map<string, number> | undefined;
+  let startedMsByLabel: Map<string, number> | undefined;
+  const counts = () => (countsByLabel ??= new I.Map<string, number>());
+  const timers = () => (startedMsByLabel ??= new I.Map<string, number>());
+
+  /** A label as the Console standard converts it (WebIDL DOMString): its toString runs, and what it throws is thrown. */
+  const labelOf = (label: unknown): string => (label === undefined ? "default" : `${label as string}`);
+
+  const members = nameMembers({
+    log,
     info: logAt("info"),
     debug: logAt("debug"),
-    warn: logAt("warn"),
-    error: logAt("error"),
+    warn,
+    error,
     trace: logAt("trace"),
-  }));
+    count(label?: unknown) {
+      const name = labelOf(label);
+      const count = (I.mapGet(counts(), name) ?? 0) + 1;
+      I.mapSet(counts(), name, count);
+      log(`${name}: ${count}`);
+    },
+    countReset(label?: unknown) {
+      const name = labelOf(label);
+      if (I.mapGet(counts(), name) === undefined) warn(`Count for '${name}' does not exist`);
+      else I.mapSet(counts(), name, 0);
+    },
+    time(label?: unknown) {
+      const name = labelOf(label);
+      if (I.mapGet(timers(), name) !== undefined) warn(`Timer '${name}' already exists`);
+      else I.mapSet(timers(), name, I.DateNow());
+    },
+    timeLog(label?: unknown, ...data: unknown[]) {
+      const name = labelOf(label);
+      const startedMs = I.mapGet(timers(), name);
+      if (startedMs === undefined) return warn(`Timer '${name}' does not exist`);
+      // Not a spread: that would run the array iterator, which a tool may have replaced.
+      const args: unknown[] = [`${name}: ${I.DateNow() - startedMs}ms`];
+      for (let i = 0; i < data.length; i++) args[i + 1] = data[i];
+      I.apply(log, undefined, args);
+    },
+    timeEnd(label?: unknown) {
+      const name = labelOf(label);
+      const startedMs = I.mapGet(timers(), name);
+      if (startedMs === undefined) return warn(`Timer '${name}' does not exist`);
+      I.mapDelete(timers(), name);
+      log(`${name}: ${I.DateNow() - startedMs}ms`);
+    },
+  });
+  // A WebIDL namespace: its operations are its own properties (writable, enumerable, configurable), its
+  // [[Prototype]] an empty object of its own over Object.prototype, and its @@toStringTag "console".
+  // Nothing of the runtime's reads its members back (the runtime writes through `error` below), so a tool may
+  // replace them in its own context.
+  const consoleObject = I.ObjectCreate(I.ObjectCreate(I.ObjectPrototype)) as typeof members;
+  for (const key of I.ObjectKeys(members)) {
+    I.ObjectDefineProperty(consoleObject, key, { __proto__: null, value: (members as Record<string, unknown>)[key], writable: true, enumerable: true, configurable: true } as PropertyDescriptor);
+  }
+  I.ObjectDefineProperty(consoleObject, Symbol.toStringTag, { __proto__: null, value: "console", writable: false, enumerable: false, configurable: true } as PropertyDescriptor);
 
   /** The lines of the call that just ended; starts a fresh list. */
   function take(): string[] {
@@ -86,5 +142,5 @@ export function createConsole() {
     return taken;
   }
 
-  return { console: consoleObject, take };
+  return { console: consoleObject, error, take };
 }

@@ -81,7 +81,7 @@ installWebGlobals(globalObject, {
   // Answered by the worker itself (sandbox/worker/web-crypto-bridge.ts, compression-bridge.ts); `capabilities` is made below, before any tool runs.
   askWorker: (request, payload) => capabilities.exchange(request as never, payload),
   decode: { encoding: (label) => FERAL_ENCODING(label), decode: (handle, encoding, flags, bytes, stream) => FERAL_DECODE(handle, encoding, flags, bytes, stream) },
-  reportToConsole: (error) => guestConsole.console.error(`Uncaught ${describeThrown(error).message}`),
+  reportToConsole: (error) => guestConsole.error(`Uncaught ${describeThrown(error).message}`),
 });
 // WebAssembly.compile/instantiate from the synchronous constructors: the engine's own never settle in an isolate (wasm.ts).
 installWasm(globalObject);
