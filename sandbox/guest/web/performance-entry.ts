@@ -16,7 +16,11 @@
  * is `Date.now()` (or a later reading, never earlier).
  *
  * This module runs inside the lazily built web script, after tool code: it
- * calls no method a tool could have replaced on a value the tool sees.
+ * calls no method a tool could have replaced on a value the tool sees. *
+ * Its helpers are `const` functions, not declarations: esbuild hoists a
+ * function declaration out of a lazy module's init to the top of the lazy
+ * web script, where every isolate that loads the script (for any of its
+ * globals) pays for it.
  */
 import { intrinsics as I } from "../intrinsics.js";
 import { structuredClone } from "./clone.js";
@@ -28,54 +32,54 @@ let timeOriginMs = Number.NaN;
 let lastReadingMs = 1;
 
 /** Sets the origin of this context's clock (once, as performance is built). */
-export function startClock(originMs: number): void {
+export const startClock = (originMs: number): void => {
   timeOriginMs = originMs;
-}
+};
 
-export function timeOrigin(): number {
+export const timeOrigin = (): number => {
   return timeOriginMs;
-}
+};
 
 /** Milliseconds since the time origin, whole, at least 1, never less than the last reading. */
-export function now(): number {
+export const now = (): number => {
   const elapsedMs = I.DateNow() - timeOriginMs;
   if (elapsedMs > lastReadingMs) lastReadingMs = elapsedMs;
   return lastReadingMs;
-}
+};
 
 /** WebIDL's DOMString: ToString, which throws for a Symbol and rethrows what a toString throws. */
-export function toDOMString(value: unknown): string {
+export const toDOMString = (value: unknown): string => {
   return `${value as string}`;
-}
+};
 
 /** WebIDL's DOMHighResTimeStamp (a `double`): a finite number. */
-export function toTimestamp(value: unknown, what: string): number {
+export const toTimestamp = (value: unknown, what: string): number => {
   const number = +(value as number);
   if (!I.NumberIsFinite(number)) throw new I.TypeError(`${what} is not a finite number`);
   return number;
-}
+};
 
 /** WebIDL's dictionary conversion: undefined and null are an empty one, an object is read, anything else is a TypeError. */
-export function toDictionary(value: unknown, what: string): Record<string, unknown> {
+export const toDictionary = (value: unknown, what: string): Record<string, unknown> => {
   if (value === undefined || value === null) return {};
   if (typeof value !== "object" && typeof value !== "function") throw new I.TypeError(`${what} is not an object`);
   return value as Record<string, unknown>;
-}
+};
 
 /** A detail as User Timing keeps it: null when absent or null, otherwise a structured clone (DataCloneError if it cannot be). */
-export function cloneDetail(detail: unknown): unknown {
+export const cloneDetail = (detail: unknown): unknown => {
   return detail === undefined || detail === null ? null : structuredClone(detail);
-}
+};
 
 const FIELDS = new WeakMap<object, EntryFields>();
 /** Set by PerformanceMark's constructor just before it calls super(): every other `new` of an entry is illegal. */
 let constructingMark = false;
 
-export function fieldsOf(entry: unknown): EntryFields {
+export const fieldsOf = (entry: unknown): EntryFields => {
   const fields = typeof entry === "object" && entry !== null ? FIELDS.get(entry) : undefined;
   if (fields === undefined) throw new I.TypeError("Illegal invocation");
   return fields;
-}
+};
 
 export class PerformanceEntry {
   constructor() {
@@ -124,7 +128,7 @@ for (const [target, name] of [[PerformanceEntry, "PerformanceEntry"], [Performan
 }
 
 /** The arguments of `new PerformanceMark` converted in WebIDL's order (name, then the dictionary's members alphabetically). */
-function markFields(markName: unknown, markOptions: unknown): EntryFields {
+const markFields = (markName: unknown, markOptions: unknown): EntryFields => {
   const name = toDOMString(markName);
   const options = toDictionary(markOptions, "The mark's options");
   const detail = options.detail;
@@ -132,21 +136,21 @@ function markFields(markName: unknown, markOptions: unknown): EntryFields {
   const startTime = given === undefined ? now() : toTimestamp(given, "startTime");
   if (startTime < 0) throw new I.TypeError(`'${name}' cannot have a negative start time.`);
   return { name, entryType: "mark", startTime, duration: 0, detail: cloneDetail(detail) };
-}
+};
 
 /** A PerformanceMeasure with these fields (its constructor is illegal to everyone else). */
-export function createMeasure(fields: EntryFields): PerformanceMeasure {
+export const createMeasure = (fields: EntryFields): PerformanceMeasure => {
   const made = I.ObjectCreate(PerformanceMeasure.prototype) as PerformanceMeasure;
   FIELDS.set(made, fields);
   return made;
-}
+};
 
 /**
  * Performance Timeline's "filter by name and type": the entries with that
  * name and type (either may be absent), in order of startTime, ties in the
  * order given (a merge sort: Array.prototype.sort is the tool's by now).
  */
-export function filterEntries(entries: readonly PerformanceEntry[], name?: string, type?: string): PerformanceEntry[] {
+export const filterEntries = (entries: readonly PerformanceEntry[], name?: string, type?: string): PerformanceEntry[] => {
   let kept: PerformanceEntry[] = [];
   for (let i = 0; i < entries.length; i++) {
     const fields = fieldsOf(entries[i]);
@@ -167,4 +171,4 @@ export function filterEntries(entries: readonly PerformanceEntry[], name?: strin
     kept = merged;
   }
   return kept;
-}
+};

@@ -17,7 +17,11 @@
  * the observers waiting for good. (HTML orders no task source against
  * another, so the move is not observable as disorder.) A callback that throws
  * is reported, as HTML has it, to where reportError's uncancelled errors go
- * (the tool's console), and the other observers are still called.
+ * (the tool's console), and the other observers are still called. *
+ * Its helpers are `const` functions, not declarations: esbuild hoists a
+ * function declaration out of a lazy module's init to the top of the lazy
+ * web script, where every isolate that loads the script (for any of its
+ * globals) pays for it.
  */
 import { intrinsics as I } from "../intrinsics.js";
 import { DOMException } from "./dom-exception.js";
@@ -52,29 +56,29 @@ let task: ObserverTaskOptions | undefined;
 let pendingTimer: unknown;
 
 /** Where the observer task runs and reports (once, as performance is built). */
-export function setObserverTask(options: ObserverTaskOptions): void {
+export const setObserverTask = (options: ObserverTaskOptions): void => {
   task = options;
-}
+};
 
-function stateOf(observer: unknown): ObserverState {
+const stateOf = (observer: unknown): ObserverState => {
   const state = typeof observer === "object" && observer !== null ? STATES.get(observer) : undefined;
   if (state === undefined) throw new I.TypeError("Illegal invocation");
   return state;
-}
+};
 
-function includes<T>(list: readonly T[], value: T): boolean {
+const includes = <T>(list: readonly T[], value: T): boolean => {
   for (let i = 0; i < list.length; i++) if (list[i] === value) return true;
   return false;
-}
+};
 
-function queueObserverTask(): void {
+const queueObserverTask = (): void => {
   if (task === undefined) return;
   if (pendingTimer !== undefined) task.clearTimer(pendingTimer);
   pendingTimer = task.setTimer(runObserverTask, 0);
-}
+};
 
 /** Performance Timeline's "queue a PerformanceEntry": into each interested observer's list, then the task. */
-export function queueEntry(entry: PerformanceEntry): void {
+export const queueEntry = (entry: PerformanceEntry): void => {
   const type = fieldsOf(entry).entryType;
   let interested = false;
   for (let i = 0; i < registered.length; i++) {
@@ -84,9 +88,9 @@ export function queueEntry(entry: PerformanceEntry): void {
     interested = true;
   }
   if (interested) queueObserverTask();
-}
+};
 
-function runObserverTask(): void {
+const runObserverTask = (): void => {
   pendingTimer = undefined;
   const notify: PerformanceObserver[] = [];
   for (let i = 0; i < registered.length; i++) notify[i] = registered[i] as PerformanceObserver;
@@ -107,16 +111,16 @@ function runObserverTask(): void {
       task?.report(error);
     }
   }
-}
+};
 
 /** WebIDL's sequence<DOMString>: an iterable object, each item a DOMString. */
-function toStringSequence(value: unknown, what: string): string[] {
+const toStringSequence = (value: unknown, what: string): string[] => {
   if ((typeof value !== "object" && typeof value !== "function") || value === null) throw new I.TypeError(`${what} is not a sequence`);
   if (typeof (value as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== "function") throw new I.TypeError(`${what} is not iterable`);
   const out: string[] = [];
   for (const item of value as Iterable<unknown>) out[out.length] = toDOMString(item);
   return out;
-}
+};
 
 export class PerformanceObserver {
   constructor(callback: (list: PerformanceObserverEntryList, observer: PerformanceObserver) => void) {
@@ -200,14 +204,14 @@ for (const [target, name] of [[PerformanceObserver, "PerformanceObserver"], [Per
   I.ObjectDefineProperty(target.prototype, Symbol.toStringTag, { __proto__: null, value: name, configurable: true } as PropertyDescriptor);
 }
 
-function listOf(list: unknown): PerformanceEntry[] {
+const listOf = (list: unknown): PerformanceEntry[] => {
   const entries = typeof list === "object" && list !== null ? LISTS.get(list) : undefined;
   if (entries === undefined) throw new I.TypeError("Illegal invocation");
   return entries;
-}
+};
 
-function createEntryList(entries: PerformanceEntry[]): PerformanceObserverEntryList {
+const createEntryList = (entries: PerformanceEntry[]): PerformanceObserverEntryList => {
   const made = I.ObjectCreate(PerformanceObserverEntryList.prototype) as PerformanceObserverEntryList;
   LISTS.set(made, entries);
   return made;
-}
+};

@@ -5,7 +5,11 @@
  * `getEntriesByName`, `getEntriesByType`, `clearMarks`, `clearMeasures` and
  * `toJSON`, over this context's performance entry buffer. The entries and the
  * clock are ./performance-entry.ts (the clock is coarse on purpose, see
- * there), the buffer and PerformanceObserver ./performance-observer.ts.
+ * there), the buffer and PerformanceObserver ./performance-observer.ts. *
+ * Its helpers are `const` functions, not declarations: esbuild hoists a
+ * function declaration out of a lazy module's init to the top of the lazy
+ * web script, where every isolate that loads the script (for any of its
+ * globals) pays for it.
  */
 import { EventTarget } from "./events.js";
 import { DOMException } from "./dom-exception.js";
@@ -39,7 +43,7 @@ const PERFORMANCE_TIMING_NAMES: readonly string[] = I.ObjectFreeze([
 ]);
 
 /** User Timing's "convert a mark to a timestamp": a timestamp as given (not negative), or the latest mark of that name. */
-function timeOf(mark: string | number): number {
+const timeOf = (mark: string | number): number => {
   if (typeof mark === "number") {
     if (mark < 0) throw new I.TypeError("A timestamp must not be negative");
     return mark;
@@ -52,7 +56,7 @@ function timeOf(mark: string | number): number {
     if (fields.entryType === "mark" && fields.name === mark) return fields.startTime;
   }
   throw new DOMException(`The mark '${mark}' does not exist.`, "SyntaxError");
-}
+};
 
 /** WebIDL's (DOMString or DOMHighResTimeStamp): a number stays one, anything else is a mark's name. */
 const toMarkOrTime = (value: unknown, what: string): string | number | undefined => (value === undefined ? undefined : typeof value === "number" ? toTimestamp(value, what) : toDOMString(value));
@@ -60,16 +64,16 @@ const toMarkOrTime = (value: unknown, what: string): string | number | undefined
 type MeasureOptions = { detail: unknown; duration: number | undefined; end: string | number | undefined; start: string | number | undefined };
 
 /** PerformanceMeasureOptions, its members read in WebIDL's (alphabetical) order. */
-function toMeasureOptions(value: unknown): MeasureOptions {
+const toMeasureOptions = (value: unknown): MeasureOptions => {
   const dictionary = toDictionary(value, "The measure's options");
   const detail = dictionary.detail;
   const duration = dictionary.duration === undefined ? undefined : toTimestamp(dictionary.duration, "duration");
   const end = toMarkOrTime(dictionary.end, "end");
   return { detail, duration, end, start: toMarkOrTime(dictionary.start, "start") };
-}
+};
 
 /** User Timing's measure() after its arguments are converted: the entry's start, duration and detail. */
-function measureFields(name: string, startOrOptions: unknown, endMark: unknown) {
+const measureFields = (name: string, startOrOptions: unknown, endMark: unknown) => {
   // (DOMString or PerformanceMeasureOptions): undefined, null or an object is the dictionary, anything else a mark's name.
   const isDictionary = startOrOptions === undefined || startOrOptions === null || typeof startOrOptions === "object" || typeof startOrOptions === "function";
   const startMark = isDictionary ? undefined : toDOMString(startOrOptions);
@@ -92,10 +96,10 @@ function measureFields(name: string, startOrOptions: unknown, endMark: unknown) 
   else if (startMark !== undefined) startTime = timeOf(startMark);
   else startTime = 0;
   return { name, entryType: "measure" as const, startTime, duration: endTime - startTime, detail: given === undefined ? null : cloneDetail(given.detail) };
-}
+};
 
 /** Removes the entries of `type` (named `name`, if given) from the buffer, in place. */
-function clearEntries(type: EntryType, name: string | undefined): void {
+const clearEntries = (type: EntryType, name: string | undefined): void => {
   let kept = 0;
   for (let i = 0; i < timelineBuffer.length; i++) {
     const fields = fieldsOf(timelineBuffer[i]);
@@ -103,14 +107,14 @@ function clearEntries(type: EntryType, name: string | undefined): void {
     timelineBuffer[kept++] = timelineBuffer[i] as (typeof timelineBuffer)[number];
   }
   timelineBuffer.length = kept;
-}
+};
 
 const required = (count: number, method: string) => {
   if (count === 0) throw new I.TypeError(`Failed to execute '${method}' on 'Performance': 1 argument required, but only 0 present.`);
 };
 
 /** This context's `performance` (built once, with the globals). */
-export function createPerformance(options: PerformanceOptions) {
+export const createPerformance = (options: PerformanceOptions) => {
   startClock(options.timeOriginMs);
   setObserverTask(options);
   // An EventTarget made without Performance's constructor (which refuses everyone), then given its prototype.
@@ -158,4 +162,4 @@ export function createPerformance(options: PerformanceOptions) {
   for (const key of I.ObjectKeys(methods)) I.ObjectDefineProperty(performance, key, { __proto__: null, value: (methods as Record<string, unknown>)[key], writable: true, configurable: true, enumerable: true } as PropertyDescriptor);
   I.ObjectDefineProperty(performance, "timeOrigin", { __proto__: null, value: timeOrigin(), enumerable: true, configurable: true } as PropertyDescriptor);
   return performance;
-}
+};
