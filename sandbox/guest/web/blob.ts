@@ -51,6 +51,15 @@ export class Blob {
     if (blobParts !== undefined && (typeof blobParts !== "object" || blobParts === null) && typeof blobParts !== "function") {
       throw new TypeError("Failed to construct 'Blob': The provided value cannot be converted to a sequence.");
     }
+    // WebIDL converts the arguments left to right: every part (a string part's toString runs now), then the options.
+    const converted: unknown[] = [];
+    if (blobParts !== undefined) {
+      // @@iterator is read once (WebIDL's sequence conversion) and iterated with.
+      const method = (blobParts as { [Symbol.iterator]?: unknown })[Symbol.iterator];
+      if (typeof method !== "function") throw new TypeError("Failed to construct 'Blob': The object must have a callable @@iterator property.");
+      const sequence = { [Symbol.iterator]: () => I.apply(method, blobParts, []) as Iterator<unknown> };
+      for (const part of sequence as Iterable<unknown>) converted.push(blobBytes(part) !== undefined || part instanceof ArrayBuffer || ArrayBuffer.isView(part) ? part : String(part));
+    }
     if (options !== undefined && options !== null && typeof options !== "object" && typeof options !== "function") {
       throw new TypeError("Failed to construct 'Blob': The provided value is not of type 'BlobPropertyBag'.");
     }
@@ -58,12 +67,7 @@ export class Blob {
     if (endings !== "transparent" && endings !== "native") throw new TypeError(`Failed to construct 'Blob': The provided value '${endings}' is not a valid enum value of type EndingType.`);
     this.#type = normaliseType(options?.type);
     const parts: Uint8Array[] = [];
-    if (blobParts !== undefined) {
-      if (typeof (blobParts as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== "function") {
-        throw new TypeError("Failed to construct 'Blob': The object must have a callable @@iterator property.");
-      }
-      for (const part of blobParts) parts.push(partBytes(part, endings === "native"));
-    }
+    for (const part of converted) parts.push(partBytes(part, endings === "native"));
     BYTES.set(this, parts.length === 0 ? new Uint8Array(0) : concatBytes(parts));
   }
 

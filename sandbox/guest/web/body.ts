@@ -17,6 +17,7 @@ import { Blob, blobBytes } from "./blob.js";
 import { encodeMultipart, FormData, parseFormBody } from "./form-data.js";
 import { bytesStream, webStreams } from "./streams.js";
 import { concatBytes } from "./bytes.js";
+import { structuredClone } from "./clone.js";
 
 export type BodyInit = string | ArrayBuffer | ArrayBufferView | Blob | FormData | { toString(): string } | null | undefined;
 
@@ -84,7 +85,13 @@ export class Body {
     if (this.#stream === null) return { bytes: this.#bytes, stream: null };
     const [mine, theirs] = this.#stream.tee();
     this.#stream = mine;
-    return { bytes: null, stream: theirs };
+    // Fetch's clone tees with cloneForBranch2: the clone's chunks are copies, not the same buffers.
+    const copies = new (webStreams().TransformStream as unknown as new (t: object) => { readable: Stream; writable: unknown })({
+      transform(chunk: unknown, controller: { enqueue(chunk: unknown): void }) {
+        controller.enqueue(structuredClone(chunk));
+      },
+    });
+    return { bytes: null, stream: (theirs as unknown as { pipeThrough(pair: object): Stream }).pipeThrough(copies) };
   }
   /** The body handed to a Request made from this one, which takes it (the Fetch standard): this one is used from now on. */
   protected transferBodySource(): BodySource {
