@@ -23,6 +23,9 @@ const ERROR_TYPES: Record<string, ErrorConstructor> = { Error, EvalError, RangeE
 const TYPED_ARRAYS: Record<string, new (buffer: ArrayBuffer, offset: number, length: number) => ArrayBufferView> = {
   Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array,
 };
+// Float16Array is the engine's from V8 13.x (Node 24 and later), not Node 20's or 22's.
+const Float16 = (globalThis as { Float16Array?: (typeof TYPED_ARRAYS)[string] }).Float16Array;
+if (typeof Float16 === "function") TYPED_ARRAYS.Float16Array = Float16;
 const typedArrayTag = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag)?.get as (this: unknown) => string | undefined;
 
 function refuse(what: string): never {

@@ -49,7 +49,7 @@ function makePair(format: unknown, mode: "compress" | "decompress"): Pair {
   return new (TransformStream as unknown as new (transformer: object) => Pair)({
     async transform(chunk: unknown, controller: Controller) {
       // WebIDL's [AllowShared] is absent from the chunk's BufferSource: shared memory is a TypeError.
-      const buffer = chunk instanceof ArrayBuffer ? chunk : ArrayBuffer.isView(chunk) ? chunk.buffer : undefined;
+      const buffer = ArrayBuffer.isView(chunk) ? chunk.buffer : chunk;
       if (typeof SharedArrayBuffer === "function" && buffer instanceof SharedArrayBuffer) throw new TypeError("The chunk is backed by a SharedArrayBuffer, which compression streams do not take");
       const bytes = bytesOf(chunk, "chunk");
       for (let offset = 0; offset < bytes.byteLength; offset += pieceBytes) await send(bytes.subarray(offset, offset + pieceBytes), false, controller);
