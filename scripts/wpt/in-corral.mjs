@@ -4,8 +4,7 @@
  * file sees another's globals). The test's resource files come in the
  * call's input, since the tool has no file system or network.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHost } from "../../dist/src/index.js";
 import { RUN_WPT } from "./harness.mjs";
@@ -41,7 +40,7 @@ export async function corralRunner(wpt, { workers = 2 } = {}) {
   const host = createHost({
     workers,
     isolation: "call",
-    cacheDir: mkdtempSync(join(tmpdir(), "corral-wpt-")),
+    cacheDir: false,
     ledger: { store: ":memory:", policy: { strikes: 1000 } },
   });
   const loaded = await host.load({ source: "host:wpt", code: TOOL });

@@ -39,9 +39,7 @@ const started = Date.now();
 
 async function runOne(test) {
   const input = { path: test.path, search: test.search, timeoutMs: timeoutOf(test), scripts: scriptsOf(values.wpt, test) };
-  if (process.env.CORRAL_WPT_TRACE) process.stderr.write(`start ${test.id}\n`);
   const node = await runInNode(values.wpt, input);
-  if (process.env.CORRAL_WPT_TRACE) process.stderr.write(`node done ${test.id}\n`);
   const requested = node.requested ?? [];
   const result = await run(input, requested);
   const corral = result.ok ? result.structured : { failed: `${result.error.kind}: ${result.error.message}` };

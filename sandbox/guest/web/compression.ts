@@ -48,10 +48,9 @@ function makePair(format: unknown, mode: "compress" | "decompress"): Pair {
   const { TransformStream } = webStreams();
   return new (TransformStream as unknown as new (transformer: object) => Pair)({
     async transform(chunk: unknown, controller: Controller) {
-      // WebIDL's [AllowShared] is absent from the chunk's BufferSource: shared memory is a TypeError.
-      const buffer = ArrayBuffer.isView(chunk) ? chunk.buffer : chunk;
-      if (typeof SharedArrayBuffer === "function" && buffer instanceof SharedArrayBuffer) throw new TypeError("The chunk is backed by a SharedArrayBuffer, which compression streams do not take");
       const bytes = bytesOf(chunk, "chunk");
+      // WebIDL's [AllowShared] is absent from the chunk's BufferSource: shared memory is a TypeError.
+      if (typeof SharedArrayBuffer === "function" && bytes.buffer instanceof SharedArrayBuffer) throw new TypeError("The chunk is backed by a SharedArrayBuffer, which compression streams do not take");
       for (let offset = 0; offset < bytes.byteLength; offset += pieceBytes) await send(bytes.subarray(offset, offset + pieceBytes), false, controller);
     },
     async flush(controller: Controller) {
