@@ -20,6 +20,7 @@
 //   mixed ──────── 20 tools, maxWarmIsolates 12 vs default
 //   recovery ───── next call after a kill · calls running meanwhile
 //   memory ─────── separate process: host and worker RSS, per warm tool
+//   idle work ──── a warm isolate's idle-time collection · calls that arrive while a worker collects
 //   fetch ──────── a tool's fetch of a 127.0.0.1 page · Node's own fetch · the same host, no fetch
 //   payload ────── isolate heap per payload byte: fetch, ctx.fs, ctx.state at 1, 5 and 10 MiB
 //   code mode ──── 1,000 nested calls from one script · ToolIsolate.invoke · host.call
@@ -44,6 +45,7 @@ const FULL = {
   mixed: { rounds: 3, total: 500, inFlight: 16, maxWarmIsolates: 12 },
   recovery: { abortSamples: 5, memorySamples: 2, bystanderEvents: 3, bystanderWindowMs: 1_500, steadyMs: 1_000 },
   memory: { tools: 100 },
+  idleWork: { samples: 30 },
   profile: { hostCalls: 5_000, workerCalls: 5_000, guestCalls: 20_000 },
   telemetry: { calls: 200_000, rounds: 7 },
   fetch: { rounds: 5, n: 300 },
@@ -60,6 +62,7 @@ const QUICK = {
   mixed: { rounds: 1, total: 100, inFlight: 16, maxWarmIsolates: 12 },
   recovery: { abortSamples: 1, memorySamples: 1, bystanderEvents: 1, bystanderWindowMs: 800, steadyMs: 500 },
   memory: { tools: 10 },
+  idleWork: { samples: 6 },
   profile: { hostCalls: 300, workerCalls: 300, guestCalls: 5_000 },
   telemetry: { calls: 50_000, rounds: 3 },
   fetch: { rounds: 1, n: 100 },
@@ -106,6 +109,7 @@ async function main(config) {
   const { measureMixed } = await import("./bench/mixed.mjs");
   const { measureRecovery } = await import("./bench/recovery.mjs");
   const { measureMemory } = await import("./bench/memory.mjs");
+  const { measureIdleCollection } = await import("./bench/idle-collection.mjs");
   const { profileHost, profileWorker, profileGuestSide } = await import("./bench/profile.mjs");
   const { renderConsole, writeMarkdown } = await import("./bench/report.mjs");
   const { benchLedgerSchema } = await import("./bench/postgres.mjs");
@@ -229,6 +233,7 @@ async function main(config) {
     results.recovery = await measureRecovery(tempDir, { ...config.recovery, log });
     log("memory (separate process)");
     results.memory = await measureMemory(tempDir, config.memory);
+    results.idleWork = await measureIdleCollection(tempDir, { ...config.idleWork, log });
     log("fetch from a tool");
     results.fetch = await measureFetch(tempDir, { ...config.fetch, log });
     log("capability payloads: isolate heap per byte");

@@ -124,6 +124,18 @@ export const DISK_BUNDLES_KEPT = 256;
 export const REFILL_AFTER_IDLE_MS = 100;
 
 /**
+ * A warm isolate is collected again at idle time (sandbox/worker/idle-work.ts)
+ * once its heap has grown this much since its last collection: each costs
+ * ~8 ms of the worker's time, so a tool whose heap keeps growing is not
+ * collected after every call. Shown by: Memory › "worker RSS per warm
+ * tool" (the first collection of each isolate); no row varies this.
+ */
+export const COLLECT_AFTER_GROWTH_BYTES = 1024 * 1024;
+
+/** The collection's own entry: it runs no tool code, so this only bounds a fault of ours. */
+export const COLLECT_TIMEOUT_MS = 2_000;
+
+/**
  * Tasks run at boot through a call's own path (a describe, then calls) so
  * the first real call finds the guest runtime and the message parsers
  * compiled. More delays a new worker's readiness (Recovery › "replaced").

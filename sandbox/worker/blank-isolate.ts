@@ -3,26 +3,21 @@
  * The one blank isolate a worker keeps ready (context and guest runtime run,
  * no module ever): a cold tool then pays for its own module, not for
  * initialising zod. Apart from WorkerCore because its lifetime is its own: it
- * is made again only while the worker is idle, never on a call's time, and
- * taken only by a load of the same memory limit. Owned by a WorkerCore, which
+ * is made again only while the worker is idle (idle-work.ts), never on a
+ * call's time, and taken only by a load of the same memory limit. Owned by a WorkerCore, which
  * closes it; an isolate taken from it belongs to the taker.
  */
-import { REFILL_AFTER_IDLE_MS } from "../shared/tuning.js";
 import { ToolIsolate } from "./tool-isolate.js";
 
 export class BlankIsolate {
   #blank: ToolIsolate | undefined;
   /** The memory limit of the last load: the next blank gets it. */
   #memoryMb: number;
-  #refill: NodeJS.Timeout | undefined;
   readonly #loadTimeoutMs: number;
-  /** Whether the worker has tasks in flight: a refill then waits for the next quiet. */
-  readonly #busy: () => boolean;
 
-  constructor(memoryMb: number, loadTimeoutMs: number, busy: () => boolean) {
+  constructor(memoryMb: number, loadTimeoutMs: number) {
     this.#memoryMb = memoryMb;
     this.#loadTimeoutMs = loadTimeoutMs;
-    this.#busy = busy;
   }
 
   /**
@@ -36,25 +31,23 @@ export class BlankIsolate {
     this.#blank = ToolIsolate.prepare(this.#memoryMb, this.#loadTimeoutMs);
   }
 
-  /** Refills the blank after a moment of quiet (call when no task is queued). */
-  refill(): void {
-    clearTimeout(this.#refill);
-    this.#refill = setTimeout(() => {
-      const blank = this.#blank;
-      if (this.#busy() || (blank !== undefined && blank.blank && blank.memoryMb === this.#memoryMb)) return;
-      blank?.dispose();
-      this.#blank = undefined;
-      try {
-        this.prepare();
-      } catch {
-        // A blank that cannot be made now is made on demand by the next load.
-      }
-    }, REFILL_AFTER_IDLE_MS);
-    this.#refill.unref();
-  }
+  /**
+   * Idle work: makes the blank again unless one of the last load's memory
+   * limit waits; answers whether it did. A blank that cannot be made now is
+   * made on demand by the next load.
+   */
+  readonly refill = (): boolean => {
+    const blank = this.#blank;
+    if (blank !== undefined && blank.blank && blank.memoryMb === this.#memoryMb) return false;
+    blank?.dispose();
+    this.#blank = undefined;
+    this.prepare();
+    return true;
+  };
 
-  stopRefill(): void {
-    clearTimeout(this.#refill);
+  /** The blank waiting, if it is alive. */
+  get waiting(): ToolIsolate | undefined {
+    return this.#blank?.alive === true ? this.#blank : undefined;
   }
 
   /** The blank, if it has `memoryMb`; the next one is made at that limit either way. */
@@ -67,7 +60,6 @@ export class BlankIsolate {
   }
 
   close(): void {
-    this.stopRefill();
     this.#blank?.dispose();
     this.#blank = undefined;
   }

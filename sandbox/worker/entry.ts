@@ -51,7 +51,7 @@ JSON.stringify({ corral: 1, type: "replies", replies: warmUpReplies } satisfies 
 try {
   core.prepareBlank();
 } catch {
-  // As in refillBlank: a blank that cannot be made now (the runtime ran past
+  // As in the idle refill: a blank that cannot be made now (the runtime ran past
   // loadTimeoutMs on a busy machine) is made on demand by the next load.
 }
 
@@ -171,7 +171,7 @@ export default function serve(raw: unknown): Promise<never> {
     // Should the next task wait on timers or promises after all, the turn of
     // the event loop it gives up sends what is held.
     else if (outbox.length === 1) setImmediate(flush);
-    if (queued === 0) core.refillBlank();
+    if (queued === 0) core.idle();
   };
   process.on("message", (raw: unknown) => {
     if (receiveCapabilityReply(raw)) return;
@@ -191,7 +191,7 @@ export default function serve(raw: unknown): Promise<never> {
     }
     const parsed = HostMessage.safeParse(raw);
     if (!parsed.success) return; // tinypool's own messages, or noise
-    core.stopRefill();
+    core.stopIdleWork();
     const receivedAt = performance.now();
     for (const { id, task, replyWithinMs } of parsed.data.tasks) {
       receiveBundle(task.bundle);

@@ -44,6 +44,23 @@ export class IsolateCache {
     return entry?.alive === true ? entry : undefined;
   }
 
+  /**
+   * Idle work: the first isolate that wants a collection (never collected
+   * since its load, or grown since; least recently used first, then `also`,
+   * the blank kept beside the cache) gets one. Answers whether one did.
+   */
+  collectOne(also?: ToolIsolate): boolean {
+    let chosen = also?.wantsCollection === true ? also : undefined;
+    for (const entry of this.#entries.values()) {
+      if (entry.wantsCollection) {
+        chosen = entry;
+        break;
+      }
+    }
+    chosen?.collectGarbage();
+    return chosen !== undefined;
+  }
+
   /** Forgets the isolate under `key` without disposing it (it is about to be kept under another key); the key counts as dropped. */
   release(key: string): void {
     if (this.#entries.delete(key)) this.#dropped.add(key);

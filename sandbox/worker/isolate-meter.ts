@@ -26,7 +26,7 @@ export class IsolateMeter {
   #callsSinceHeapRead = 0;
   /** Used heap plus external memory, at the last reading. */
   heapBytes = 0;
-  /** Resident growth the heap does not explain, charged to this isolate. It never shrinks (Wasm memory does not). */
+  /** Resident growth the heap does not explain, charged to this isolate. Only a collection gives some back (Wasm memory never shrinks). */
   #unseenBytes = 0;
 
   /** Reads the worker's resident memory now: what grew before this moment is no isolate's (the blank's runtime, say). */
@@ -76,6 +76,24 @@ export class IsolateMeter {
     const grown = resident - lastResidentBytes;
     lastResidentBytes = resident;
     this.#unseenBytes += Math.max(0, grown - Math.max(0, heapAfter - heapBefore));
+  }
+
+  /**
+   * Runs an idle-time collection of this isolate (nothing else runs in the
+   * worker meanwhile): the resident memory it gave back beyond the heap's
+   * own shrink was memory charged to it unseen, and is no longer.
+   */
+  measureCollection(collect: () => void): void {
+    const heapBefore = this.readHeap();
+    const residentBefore = process.memoryUsage.rss();
+    try {
+      collect();
+    } finally {
+      const heapShrink = Math.max(0, heapBefore - this.readHeap());
+      const resident = process.memoryUsage.rss();
+      lastResidentBytes = resident;
+      this.#unseenBytes = Math.max(0, this.#unseenBytes - Math.max(0, residentBefore - resident - heapShrink));
+    }
   }
 
   /** The full size the worker's budget counts this isolate at: heap, external buffers and unseen memory. */

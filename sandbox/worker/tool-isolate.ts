@@ -25,6 +25,7 @@
 import { performance } from "node:perf_hooks";
 import type { CallLimits } from "../shared/task-parts.js";
 import { classify } from "../shared/classify.js";
+import { COLLECT_AFTER_GROWTH_BYTES, COLLECT_TIMEOUT_MS } from "../shared/tuning.js";
 import { ivm } from "./load-isolated-vm.js";
 import type IsolatedVM from "isolated-vm-types";
 import { GuestContractError, type GuestBridge } from "./guest-bridge.js";
@@ -52,6 +53,8 @@ export class ToolIsolate {
   lastCallMs = Number.POSITIVE_INFINITY;
   readonly #memoryMb: number;
   #loaded = false;
+  /** Its heap after the last idle-time collection; undefined until one ran since it was made or loaded. */
+  #collectedHeap: number | undefined;
 
   private constructor(memoryMb: number) {
     this.#memoryMb = memoryMb;
@@ -135,11 +138,44 @@ export class ToolIsolate {
   #loadModule(options: ToolIsolateOptions): string | undefined {
     if (this.#loaded) throw new GuestContractError("a second module was loaded into one isolate");
     this.#loaded = true; // one module per isolate, ever
+    this.#collectedHeap = undefined;
     return runModule(this.#isolate, this.#context, this.#refs, this.#guest, options);
   }
 
   get alive(): boolean {
     return !this.#isolate.isDisposed;
+  }
+
+  /** Whether an idle-time collection would be worth its cost: none ran since it was made or loaded, or its heap grew since. */
+  get wantsCollection(): boolean {
+    return this.alive && (this.#collectedHeap === undefined || this.#meter.heapBytes > this.#collectedHeap + COLLECT_AFTER_GROWTH_BYTES);
+  }
+
+  /**
+   * A full, compacting collection, for idle time only (~8 ms): what the
+   * runtime's deserialization and the module's load left is garbage V8
+   * never collects in an isolate that allocates nothing more, and it stays
+   * resident. isolated-vm has no call for it; its allocator asks V8 for a
+   * low-memory collection before it refuses memory past the isolate's
+   * limit, so such an allocation is asked for, in a new context of this
+   * isolate: the tool's own globals play no part, and nothing it defined
+   * runs (FinalizationRegistry callbacks wait for its next entry). Growing
+   * a buffer with `transfer` asks once; `new ArrayBuffer` asks again after
+   * each collection V8 makes of its own (~30 ms), so it is the fallback.
+   */
+  collectGarbage(): void {
+    if (!this.alive) return;
+    this.#meter.measureCollection(() => {
+      const context = this.#isolate.createContextSync();
+      try {
+        const past = (this.#memoryMb + 1) * 1024 * 1024 * 2;
+        context.evalSync(`try { const small = new ArrayBuffer(8); typeof small.transfer === "function" ? small.transfer(${past}) : new ArrayBuffer(${past}); } catch {}`, { timeout: COLLECT_TIMEOUT_MS });
+      } finally {
+        context.release();
+      }
+    });
+    // Set after a failure too, which is then not tried again until the heap grows.
+    this.#collectedHeap = this.#meter.heapBytes;
   }
 
   /** The module's manifests as JSON text, under the given (load) limits. */

@@ -177,4 +177,32 @@ describe("WorkerCore, in process", { timeout: 60_000 }, () => {
     assert.equal(stopped.kind, "timeout");
     assert.equal(core.callNow(callTask(spin, "now_spin", { ...LIMITS, timeoutMs: 100 })), undefined, "the stopped isolate was not kept");
   });
+  it("collects each warm isolate once at idle time: the budget's measure falls, tools keep their state, and none of their code runs", async () => {
+    const other = new WorkerCore(SETTINGS);
+    try {
+      // The collection allocates an ArrayBuffer: this tool's own ArrayBuffer would hang the worker if it were used.
+      const run = `() => { globalThis.calls = (globalThis.calls ?? 0) + 1; if (globalThis.calls === 1) { globalThis.ArrayBuffer = function () { globalThis.ran = true; for (;;) {} }; globalThis.registry = new FinalizationRegistry(() => { globalThis.cleaned = true; }); for (let i = 0; i < 100; i++) globalThis.registry.register({ i }, i); } return { calls: globalThis.calls, ran: globalThis.ran === true }; }`;
+      const names = ["tidy_a", "tidy_b", "tidy_c"];
+      for (const name of names) assert.equal((await other.handle(callTask(tool(name, run), name))).kind, "ok");
+      const before = other.warmFootprintBytes;
+      other.idle();
+      const deadline = Date.now() + 20_000;
+      while (other.warmFootprintBytes > before - names.length * 512 * 1024 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(other.warmFootprintBytes <= before - names.length * 512 * 1024, `the budget counts ${other.warmFootprintBytes} bytes after, ${before} before`);
+      // Once each is collected, a further quiet does no work: the process stays quiet.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      other.idle();
+      const cpu = process.cpuUsage();
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const used = process.cpuUsage(cpu);
+      assert.ok((used.user + used.system) / 1000 < 25, `idle work went on: ${used.user + used.system} us of CPU in 400 ms`);
+      for (const name of names) {
+        const reply = (await other.handle(callTask(tool(name, run), name))) as CallReply;
+        assert.equal(reply.warm, true, "still warm");
+        assert.deepEqual(JSON.parse(reply.envelopeJson ?? "").structured, { calls: 2, ran: false });
+      }
+    } finally {
+      other.close();
+    }
+  });
 });

@@ -1,8 +1,8 @@
 /**
  * @module sandbox/worker/worker-core
  * What a sandbox worker does with a task, apart from its process: the
- * isolate cache, the blank isolate kept ready (blank-isolate.ts), and
- * describe / call / warm.
+ * isolate cache, the blank isolate kept ready (blank-isolate.ts), the work
+ * left for idle time (idle-work.ts), and describe / call / warm.
  * entry.ts wires it to the host's messages; tests drive it in-process with
  * real isolates (worker-core.test.ts).
  *
@@ -24,6 +24,7 @@ import type { TaskPhase } from "../shared/session-messages.js";
 import { QUICK_CALL_MS } from "../shared/tuning.js";
 import { bundleCode } from "./bundle-store.js";
 import { BlankIsolate } from "./blank-isolate.js";
+import { IdleWork } from "./idle-work.js";
 import { IsolateCache } from "./isolate-cache.js";
 import { LoadFailure, ToolIsolate } from "./tool-isolate.js";
 import { zeroMetrics, type RunResult } from "./run-result.js";
@@ -46,6 +47,8 @@ export class WorkerCore {
   readonly #cache: IsolateCache;
   /** Kept ready for a cold tool (blank-isolate.ts); the cache's budget counts it. */
   readonly #blank: BlankIsolate;
+  /** Refills the blank, then collects warm isolates one at a time, only while no task is in flight. */
+  readonly #idle: IdleWork;
   /**
    * Isolates that have run a call. One that has not (a describe's or a
    * warm-up's: only the module's top level ran) holds no caller's data, so a
@@ -60,7 +63,8 @@ export class WorkerCore {
 
   constructor(settings: WorkerSettings) {
     this.#settings = settings;
-    this.#blank = new BlankIsolate(settings.defaultMemoryMb, settings.loadTimeoutMs, () => this.tasksInFlight > 0);
+    this.#blank = new BlankIsolate(settings.defaultMemoryMb, settings.loadTimeoutMs);
+    this.#idle = new IdleWork(() => this.tasksInFlight > 0, [this.#blank.refill, () => this.#cache.collectOne(this.#blank.waiting)]);
     this.#cache = new IsolateCache({
       maxIsolates: settings.maxWarmIsolates,
       maxHeapBytes: settings.maxWarmHeapMb * 1024 * 1024,
@@ -128,17 +132,19 @@ export class WorkerCore {
     this.#blank.prepare();
   }
 
-  /** Refills the blank isolate after a moment of quiet (call when no task is queued). */
-  refillBlank(): void {
-    this.#blank.refill();
+  /** Starts the idle work after a moment of quiet (call when no task is queued). */
+  idle(): void {
+    this.#idle.schedule();
   }
 
-  stopRefill(): void {
-    this.#blank.stopRefill();
+  /** A task came: idle work waits for the next quiet. */
+  stopIdleWork(): void {
+    this.#idle.stop();
   }
 
   /** Disposes every isolate this core holds. */
   close(): void {
+    this.#idle.stop();
     this.#blank.close();
     this.#cache.clear();
     this.#cache.takeDropped();

@@ -6,7 +6,8 @@
 // 2. one serving worker: `count` tools loaded (each described in a fresh
 //    isolate there), then that worker is killed (a running call aborted) so
 //    that the spare takes over with no loading behind it, and every tool is
-//    called twice there: what the warm isolates cost, alone.
+//    called twice there: what the warm isolates cost, alone, once the
+//    worker's idle work has collected each (a third call reads the heap).
 import { callOk, createBenchHost, loadOk } from "./contenders.mjs";
 import { median } from "./harness.mjs";
 import { corralWorkerPids, cpuMs, rssBytes, sleep, waitForReplacements, waitIdle } from "./processes.mjs";
@@ -17,10 +18,12 @@ const [, , tempDir, countText] = process.argv;
 const count = Number(countText);
 const { HOST_DEFAULTS } = await importCorral();
 
+// A worker's idle work collects each warm isolate once (~30 ms each, one per
+// 100 ms of quiet: sandbox/worker/idle-work.ts), so quiet may be a while coming.
 async function settle(expected) {
   const deadline = performance.now() + 20_000;
   while (corralWorkerPids().length < expected && performance.now() < deadline) await sleep(20);
-  await waitIdle(corralWorkerPids(), { quietMs: 300 });
+  await waitIdle(corralWorkerPids(), { quietMs: 300, maxMs: 120_000 });
   globalThis.gc?.();
   await sleep(200);
   return { host: rssBytes(), workers: Object.fromEntries(corralWorkerPids().map((pid) => [pid, rssBytes(pid)])) };
@@ -60,12 +63,14 @@ controller.abort();
 await victim;
 await waitForReplacements(before, processes);
 const fresh = await settle(processes);
-const heap = [];
 for (const tool of tools) {
   await callOk(host, tool.name, WORD_COUNT_INPUT);
-  heap.push((await callOk(host, tool.name, WORD_COUNT_INPUT)).metrics.heapBytes);
+  await callOk(host, tool.name, WORD_COUNT_INPUT);
 }
 const warm = await settle(processes);
+// The heap as the worker last read it: after its idle-time collection.
+const heap = [];
+for (const tool of tools) heap.push((await callOk(host, tool.name, WORD_COUNT_INPUT)).metrics.heapBytes);
 await host.close();
 
 process.stdout.write(

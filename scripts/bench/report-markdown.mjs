@@ -4,7 +4,7 @@
 import { writeFileSync } from "node:fs";
 import { us, ms, ratio, int, perCall, mdTable } from "./report-format.mjs";
 import { payloadSection } from "./payload.mjs";
-import { sporadicRows, targets, warmRows, throughputRows, coldRows, recoveryRows, bystanderRows, memoryRows, profileTables, eventLoopRows, ledgerRecordRows, codeModeRows, libraryRows, telemetryRows, fetchRows } from "./report-rows.mjs";
+import { sporadicRows, targets, warmRows, throughputRows, coldRows, recoveryRows, bystanderRows, memoryRows, idleWorkRows, profileTables, eventLoopRows, ledgerRecordRows, codeModeRows, libraryRows, telemetryRows, fetchRows } from "./report-rows.mjs";
 
 /** What the SQLite ledger adds to a warm call at p50 (default ledger against `store: false`); its records of ok calls are written behind the results. */
 function ledgerShare(deltaMs) {
@@ -111,9 +111,16 @@ ${mdTable(["while", "p50", "p99", "max", "calls", "failed"], bystanderRows(r))}`
 
   sections.push(`## Memory
 
-VmRSS from /proc, in a process of its own with no other contender; tools are one-tool agent-style sources. The per-tool figures come from a host with one serving worker (\`workers: 1\`, \`maxWarmIsolates\` above the tool count). Its worker loads every tool (one describe isolate each, disposed); then that worker is killed (a running call aborted), the spare takes over with nothing loaded, and every tool is called twice there: the fresh worker's RSS with every tool warm, minus its idle RSS, over the number of tools, is what a warm tool costs. (On the worker that loaded them, the figure depends on what loading leaves behind: a describe isolate kept warm for the first call, or the memory of a disposed one that malloc keeps and later isolates reuse; so it is measured apart.)
+VmRSS from /proc, in a process of its own with no other contender; tools are one-tool agent-style sources. The per-tool figures come from a host with one serving worker (\`workers: 1\`, \`maxWarmIsolates\` above the tool count). Its worker loads every tool (one describe isolate each, disposed); then that worker is killed (a running call aborted), the spare takes over with nothing loaded, and every tool is called twice there: the fresh worker's RSS with every tool warm, once it is quiet (its idle work has given each warm isolate its one collection, ARCHITECTURE: \"While the worker is idle\"), minus its idle RSS, over the number of tools, is what a warm tool costs; the heap is read by a third call. (On the worker that loaded them, the figure depends on what loading leaves behind: a describe isolate kept warm for the first call, or the memory of a disposed one that malloc keeps and later isolates reuse; so it is measured apart.)
 
 ${mdTable(["what", "RSS"], memoryRows(r))}`);
+
+  if (r.idleWork !== undefined)
+    sections.push(`### Idle work
+
+A worker gives each warm isolate one full collection while it is idle (scripts/bench/idle-collection.mjs; ARCHITECTURE: "While the worker is idle"), which is what takes a warm tool's RSS down to the figure above; a call that arrives meanwhile waits for it. In-process, a warm word_count isolate is collected, with a warm call just before and after; then a host with one serving worker loads a new tool, calls it, and calls it again after a pause spread over 100–400 ms, when the worker refills its blank isolate and collects; the same tools are then called again after the same pauses, with nothing left to do.
+
+${mdTable(["what", "p50", "p90", "max", "n"], idleWorkRows(r))}`);
 
   if (r.fetch !== undefined) {
     sections.push(`## fetch from a tool

@@ -176,7 +176,20 @@ export function memoryRows(r) {
     ["**worker RSS per warm tool**", mb(m.perWarmToolBytes)],
     ["worker RSS per tool loaded, in the worker that loaded it", mb(m.perToolLoadedBytes)],
     ["host RSS per loaded tool", mb(m.hostPerToolBytes)],
-    ["isolate heap per warm tool (`metrics.heapBytes`, median)", mb(m.heapBytesPerTool)],
+    ["isolate heap per warm tool, after its idle-time collection (`metrics.heapBytes`, median)", mb(m.heapBytesPerTool)],
+  ];
+}
+
+export function idleWorkRows(r) {
+  const i = r.idleWork;
+  if (i === undefined) return [];
+  const row = (label, s) => [label, ms(s.p50, 2), ms(s.p90, 2), ms(s.max, 2), String(s.n)];
+  return [
+    row("one collection of a warm word_count isolate, in-process", i.collect),
+    row("a warm call just before it, in-process", i.callBefore),
+    row("the first warm call after it, in-process", i.callAfter),
+    row("`host.call` after a pause of 100–400 ms, idle work pending (a new tool's second call)", i.pending),
+    row("`host.call` after the same pauses, nothing pending (the same tools again)", i.nothingPending),
   ];
 }
 

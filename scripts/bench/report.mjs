@@ -4,7 +4,7 @@
 // each is met, and where the time goes. The rows both print are in
 // report-rows.mjs, the units and table layout in report-format.mjs.
 import { ms, int, perCall, textTable } from "./report-format.mjs";
-import { sporadicRows, targets, warmRows, throughputRows, coldRows, recoveryRows, bystanderRows, memoryRows, eventLoopRows, codeModeRows, libraryRows, telemetryRows, fetchRows } from "./report-rows.mjs";
+import { sporadicRows, targets, warmRows, throughputRows, coldRows, recoveryRows, bystanderRows, memoryRows, idleWorkRows, eventLoopRows, codeModeRows, libraryRows, telemetryRows, fetchRows } from "./report-rows.mjs";
 
 export { profileTables, targets } from "./report-rows.mjs";
 export { renderMarkdown, writeMarkdown } from "./report-markdown.mjs";
@@ -22,6 +22,7 @@ export function renderConsole(r) {
   out.push("", "Recovery: next call after a worker dies", textTable(["case", "p50", "max", "abort() blocked", "replaced", "n"], recoveryRows(r)));
   out.push("", "Bystander calls during the event", textTable(["while", "p50", "p99", "max", "n", "failed"], bystanderRows(r)));
   out.push("", "Memory", textTable(["what", "RSS"], memoryRows(r)));
+  if (r.idleWork !== undefined) out.push("", "Idle work", textTable(["what", "p50", "p90", "max", "n"], idleWorkRows(r)));
   if (r.fetch !== undefined) out.push("", "fetch from a tool (127.0.0.1 page)", textTable(["case", "p50", "p99", "÷ Node p50"], fetchRows(r)));
   if (r.telemetry !== undefined) out.push("", "OpenTelemetry hooks per call", textTable(["case", "cost", "share"], telemetryRows(r)));
   if (r.eventLoop !== undefined) out.push("", "The host's event loop during calls (a 1 ms timer, late by)", textTable(["ledger", "p50", "p99", "max"], eventLoopRows(r)));
