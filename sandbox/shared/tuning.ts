@@ -126,7 +126,7 @@ export const REFILL_AFTER_IDLE_MS = 100;
 /**
  * A warm isolate is collected again at idle time (sandbox/worker/idle-work.ts)
  * once its heap has grown this much since its last collection: each costs
- * ~8 ms of the worker's time, so a tool whose heap keeps growing is not
+ * 8–30 ms of the worker's time, so a tool whose heap keeps growing is not
  * collected after every call. Shown by: Memory › "worker RSS per warm
  * tool" (the first collection of each isolate); no row varies this.
  */

@@ -4,7 +4,7 @@
  * first step that has work does it (the blank isolate refilled, then one warm
  * isolate collected), and the next waits for the next quiet moment. A task
  * that arrives stops the wait; a step already running is never longer than
- * one collection (~8 ms). Owned by a WorkerCore.
+ * one collection (8–30 ms). Owned by a WorkerCore.
  */
 import { REFILL_AFTER_IDLE_MS } from "../shared/tuning.js";
 

@@ -152,16 +152,17 @@ export class ToolIsolate {
   }
 
   /**
-   * A full, compacting collection, for idle time only (~8 ms): what the
-   * runtime's deserialization and the module's load left is garbage V8
-   * never collects in an isolate that allocates nothing more, and it stays
-   * resident. isolated-vm has no call for it; its allocator asks V8 for a
-   * low-memory collection before it refuses memory past the isolate's
-   * limit, so such an allocation is asked for, in a new context of this
-   * isolate: the tool's own globals play no part, and nothing it defined
-   * runs (FinalizationRegistry callbacks wait for its next entry). Growing
-   * a buffer with `transfer` asks once; `new ArrayBuffer` asks again after
-   * each collection V8 makes of its own (~30 ms), so it is the fallback.
+   * A full, compacting collection, for idle time only: what the runtime's
+   * deserialization and the module's load left is garbage V8 never collects
+   * in an isolate that allocates nothing more, and it stays resident.
+   * isolated-vm has no call for it; its allocator asks V8 for a low-memory
+   * collection before it refuses memory past the isolate's limit, so such
+   * an allocation is asked for, in a new context of this isolate: the
+   * tool's own globals play no part, and nothing it defined runs
+   * (FinalizationRegistry callbacks wait for its next entry). Node 20's V8
+   * asks once when a buffer grows with `transfer` (~8 ms); a later V8, and
+   * `new ArrayBuffer` (the fallback), retry after collections of their own
+   * and ask four times (~30 ms).
    */
   collectGarbage(): void {
     if (!this.alive) return;

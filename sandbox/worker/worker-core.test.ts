@@ -185,10 +185,11 @@ describe("WorkerCore, in process", { timeout: 60_000 }, () => {
       const names = ["tidy_a", "tidy_b", "tidy_c"];
       for (const name of names) assert.equal((await other.handle(callTask(tool(name, run), name))).kind, "ok");
       const before = other.warmFootprintBytes;
+      // What a collection gives back varies with Node's V8 (here ~150 KiB of heap an isolate on Node 26, ~1 MiB on 20): any fall is one.
       other.idle();
       const deadline = Date.now() + 20_000;
-      while (other.warmFootprintBytes > before - names.length * 512 * 1024 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.ok(other.warmFootprintBytes <= before - names.length * 512 * 1024, `the budget counts ${other.warmFootprintBytes} bytes after, ${before} before`);
+      while (other.warmFootprintBytes > before - names.length * 64 * 1024 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(other.warmFootprintBytes <= before - names.length * 64 * 1024, `the budget counts ${other.warmFootprintBytes} bytes after, ${before} before`);
       // Once each is collected, a further quiet does no work: the process stays quiet.
       await new Promise((resolve) => setTimeout(resolve, 400));
       other.idle();
