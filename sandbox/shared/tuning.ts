@@ -125,12 +125,20 @@ export const REFILL_AFTER_IDLE_MS = 100;
 
 /**
  * A warm isolate is collected again at idle time (sandbox/worker/idle-work.ts)
- * once its heap has grown this much since its last collection: each costs
- * 8–30 ms of the worker's time, so a tool whose heap keeps growing is not
- * collected after every call. Shown by: Memory › "worker RSS per warm
- * tool" (the first collection of each isolate); no row varies this.
+ * only once its heap has grown by this much, or by half, since its last
+ * collection: each costs 8–30 ms of the worker's time, so a tool whose heap
+ * keeps growing is not collected after every call. Shown by: Memory ›
+ * "worker RSS per warm tool" (the first collection of each isolate); no row
+ * varies this.
  */
 export const COLLECT_AFTER_GROWTH_BYTES = 1024 * 1024;
+
+/**
+ * Isolates with a heap above this are not collected at idle time: a full
+ * collection takes longer the more is alive, a call could wait behind it,
+ * and a heap this large has been collected by V8 as it grew.
+ */
+export const COLLECT_HEAPS_UP_TO_BYTES = 32 * 1024 * 1024;
 
 /** The collection's own entry: it runs no tool code, so this only bounds a fault of ours. */
 export const COLLECT_TIMEOUT_MS = 2_000;

@@ -40,9 +40,10 @@ export class IdleWork {
       try {
         worked = step();
       } catch {
-        // Idle work only saves later work or memory: what failed now is
-        // done on demand (the blank) or not at all (a collection).
-        worked = true;
+        // Idle work only saves later work or memory: what failed now is done
+        // on demand (the blank) or not at all (a collection), and is not
+        // tried again before the next task has run.
+        return;
       }
       if (worked) {
         this.schedule();

@@ -25,7 +25,7 @@
 import { performance } from "node:perf_hooks";
 import type { CallLimits } from "../shared/task-parts.js";
 import { classify } from "../shared/classify.js";
-import { COLLECT_AFTER_GROWTH_BYTES, COLLECT_TIMEOUT_MS } from "../shared/tuning.js";
+import { COLLECT_AFTER_GROWTH_BYTES, COLLECT_HEAPS_UP_TO_BYTES, COLLECT_TIMEOUT_MS } from "../shared/tuning.js";
 import { ivm } from "./load-isolated-vm.js";
 import type IsolatedVM from "isolated-vm-types";
 import { GuestContractError, type GuestBridge } from "./guest-bridge.js";
@@ -146,9 +146,11 @@ export class ToolIsolate {
     return !this.#isolate.isDisposed;
   }
 
-  /** Whether an idle-time collection would be worth its cost: none ran since it was made or loaded, or its heap grew since. */
+  /** Whether an idle-time collection would be worth its cost: none ran since it was made or loaded, or its heap grew since (tuning.ts). */
   get wantsCollection(): boolean {
-    return this.alive && (this.#collectedHeap === undefined || this.#meter.heapBytes > this.#collectedHeap + COLLECT_AFTER_GROWTH_BYTES);
+    const heap = this.#meter.heapBytes;
+    if (!this.alive || heap > COLLECT_HEAPS_UP_TO_BYTES) return false;
+    return this.#collectedHeap === undefined || heap > this.#collectedHeap + Math.max(COLLECT_AFTER_GROWTH_BYTES, this.#collectedHeap / 2);
   }
 
   /**

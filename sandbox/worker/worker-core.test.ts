@@ -177,6 +177,7 @@ describe("WorkerCore, in process", { timeout: 60_000 }, () => {
     assert.equal(stopped.kind, "timeout");
     assert.equal(core.callNow(callTask(spin, "now_spin", { ...LIMITS, timeoutMs: 100 })), undefined, "the stopped isolate was not kept");
   });
+
   it("collects each warm isolate once at idle time: the budget's measure falls, tools keep their state, and none of their code runs", async () => {
     const other = new WorkerCore(SETTINGS);
     try {
