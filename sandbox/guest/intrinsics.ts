@@ -94,6 +94,8 @@ export const intrinsics = Object.freeze({
   ObjectCreate: Object.create,
   ObjectDefineProperty: Object.defineProperty,
   ObjectGetPrototypeOf: Object.getPrototypeOf,
+  ObjectSetPrototypeOf: Object.setPrototypeOf,
+  ReflectConstruct: Reflect.construct,
   ObjectPrototype: Object.prototype,
   hasOwn: Object.hasOwn,
   ArrayIsArray: Array.isArray,

@@ -104,4 +104,10 @@ export const FIX_CASES: Record<string, { body: string; expect: Answer }> = {
     body: `const s = crypto.subtle; const iv = new Uint8Array(12); const gcm = await s.importKey("raw", new Uint8Array(16), "AES-GCM", false, ["wrapKey", "unwrapKey", "encrypt"]); const hmac = { name: "HMAC", hash: "SHA-256" }; const out = []; for (const text of ["5", "{not json", '{"a":1}']) { const sealed = await s.encrypt({ name: "AES-GCM", iv }, gcm, new TextEncoder().encode(text)); try { await s.unwrapKey("jwk", sealed, gcm, { name: "AES-GCM", iv }, hmac, true, ["sign"]); out.push("unwrapped"); } catch (e) { out.push(e.name); } } return out;`,
     expect: v(["TypeError", "DataError", "DataError"]),
   },
+  // WebIDL: an exception interface's object inherits from Function.prototype and its prototype from
+  // Error.prototype; instances are Errors with a stack, and a subclass makes instances of its own.
+  "DOMException is WebIDL's interface object": {
+    body: `class Mine extends DOMException { constructor() { super("sub", "AbortError"); } } const e = new DOMException("m", { name: "DataError", cause: 1 }); const m = new Mine(); let threw; try { Object.getOwnPropertyDescriptor(DOMException.prototype, "name").get.call({}); } catch (x) { threw = x instanceof TypeError; } return [Object.getPrototypeOf(DOMException) === Function.prototype, Object.getPrototypeOf(DOMException.prototype) === Error.prototype, e instanceof Error, e.name, e.code, e.cause, e.stack.split("\\n")[0], Object.prototype.toString.call(e), m instanceof Mine, m instanceof DOMException, m.name, m.code, threw, DOMException.length, DOMException.name];`,
+    expect: v([true, true, true, "DataError", 0, 1, "DataError: m", "[object DOMException]", true, true, "AbortError", 20, true, 0, "DOMException"]),
+  },
 };

@@ -2,9 +2,12 @@
  * @module sandbox/guest/web/dom-exception
  * `DOMException` after WebIDL, for the isolate: a bare V8 context has none,
  * and atob, crypto, AbortSignal and structuredClone throw it in Node and
- * browsers. Instances are Errors (as in Node) with a stack; `name`,
- * `message` and `code` are accessors on the prototype that check their
- * receiver, and the legacy constants (`INDEX_SIZE_ERR` ... `DATA_CLONE_ERR`)
+ * browsers. Instances are Errors (made by Error itself: its [[ErrorData]]
+ * and a stack) whose prototype chain goes through DOMException.prototype to
+ * Error.prototype, while the constructor, as WebIDL's interface objects do,
+ * inherits from Function.prototype (a class that `extends Error` would
+ * inherit from Error). `name`, `message` and `code` are accessors on the
+ * prototype that check their receiver, and the legacy constants (`INDEX_SIZE_ERR` ... `DATA_CLONE_ERR`)
  * sit on both the constructor and the prototype. The second argument may be
  * a name or, as in Node, `{ name, cause }`.
  */
@@ -43,31 +46,60 @@ const CODES: Record<string, number> = I.ObjectCreate(null);
 for (const [name, , code] of LEGACY) if (name !== "") CODES[name] = code;
 
 const captureStackTrace = (Error as { captureStackTrace?: (target: object) => void }).captureStackTrace;
+const ErrorConstructor = Error;
 
-export class DOMException extends Error {
-  readonly #name: string;
-  readonly #message: string;
-  constructor(message: unknown = "", options: unknown = "Error") {
-    super();
-    this.#message = String(message);
-    if (typeof options === "object" && options !== null) {
-      const { name, cause } = options as { name?: unknown; cause?: unknown };
-      this.#name = name === undefined ? "Error" : String(name);
-      if ("cause" in options) I.ObjectDefineProperty(this, "cause", { __proto__: null, value: cause, writable: true, configurable: true } as PropertyDescriptor);
-    } else this.#name = String(options);
-    // The stack's first line is "<name>: <message>", read through the accessors now that they answer.
-    captureStackTrace?.(this);
-  }
-  override get name(): string {
-    return this.#name;
-  }
-  override get message(): string {
-    return this.#message;
-  }
-  get code(): number {
-    return CODES[this.#name] ?? 0;
+/** Returns the object it is given from its constructor, so a subclass's private fields go onto any object (an Error made elsewhere). */
+class Stamp {
+  constructor(target: object) {
+    return target;
   }
 }
+
+/** A DOMException's own state, as private fields on the Error that is the exception: reading them is the receiver check. */
+class ExceptionFields extends Stamp {
+  readonly #name: string;
+  readonly #message: string;
+  constructor(target: object, name: string, message: string) {
+    super(target);
+    this.#name = name;
+    this.#message = message;
+  }
+  static nameOf(exception: unknown): string {
+    return (exception as ExceptionFields).#name;
+  }
+  static messageOf(exception: unknown): string {
+    return (exception as ExceptionFields).#message;
+  }
+}
+
+export class DOMException {
+  constructor(message: unknown = "", options: unknown = "Error") {
+    const text = String(message);
+    let name: string;
+    let cause: { value: unknown } | undefined;
+    if (typeof options === "object" && options !== null) {
+      const given = options as { name?: unknown; cause?: unknown };
+      name = given.name === undefined ? "Error" : String(given.name);
+      if ("cause" in options) cause = { value: given.cause };
+    } else name = String(options);
+    const exception = I.ReflectConstruct(ErrorConstructor, [], new.target) as DOMException;
+    new ExceptionFields(exception, name, text);
+    if (cause !== undefined) I.ObjectDefineProperty(exception, "cause", { __proto__: null, value: cause.value, writable: true, configurable: true } as PropertyDescriptor);
+    // The stack's first line is "<name>: <message>", read through the accessors now that they answer.
+    captureStackTrace?.(exception);
+    return exception;
+  }
+  get name(): string {
+    return ExceptionFields.nameOf(this);
+  }
+  get message(): string {
+    return ExceptionFields.messageOf(this);
+  }
+  get code(): number {
+    return CODES[ExceptionFields.nameOf(this)] ?? 0;
+  }
+}
+I.ObjectSetPrototypeOf(DOMException.prototype, ErrorConstructor.prototype);
 
 for (const key of ["name", "message", "code"]) {
   const descriptor = I.ObjectGetOwnPropertyDescriptor(DOMException.prototype, key) as PropertyDescriptor;
