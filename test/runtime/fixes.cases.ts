@@ -110,4 +110,9 @@ export const FIX_CASES: Record<string, { body: string; expect: Answer }> = {
     body: `class Mine extends DOMException { constructor() { super("sub", "AbortError"); } } const e = new DOMException("m", { name: "DataError", cause: 1 }); const m = new Mine(); let threw; try { Object.getOwnPropertyDescriptor(DOMException.prototype, "name").get.call({}); } catch (x) { threw = x instanceof TypeError; } return [Object.getPrototypeOf(DOMException) === Function.prototype, Object.getPrototypeOf(DOMException.prototype) === Error.prototype, e instanceof Error, e.name, e.code, e.cause, e.stack.split("\\n")[0], Object.prototype.toString.call(e), m instanceof Mine, m instanceof DOMException, m.name, m.code, threw, DOMException.length, DOMException.name];`,
     expect: v([true, true, true, "DataError", 0, 1, "DataError: m", "[object DOMException]", true, true, "AbortError", 20, true, 0, "DOMException"]),
   },
+  // HTML: navigator.platform is the empty string or the platform's name; the empty string says nothing of the host.
+  "navigator.platform says nothing": {
+    body: `const proto = Object.getPrototypeOf(navigator); const d = Object.getOwnPropertyDescriptor(proto, "platform"); return [navigator.platform, typeof d.get, d.enumerable, Object.keys(proto).includes("userAgent")];`,
+    expect: v(["", "function", true, true]),
+  },
 };

@@ -1,8 +1,9 @@
 /**
  * @module sandbox/guest/web/navigator
- * `navigator` as WinterTC's Minimum Common API has it: `userAgent` only,
- * naming the runtime (WinterTC's "Runtime-Name/version" form). It says
- * nothing of the host, its machine or its operator.
+ * `navigator` as WinterTC's Minimum Common API has it: `userAgent`, naming
+ * the runtime (WinterTC's "Runtime-Name/version" form), and HTML's
+ * `platform` as the empty string, which HTML allows. Neither says anything
+ * of the host, its machine or its operator.
  */
 import { intrinsics as I } from "../intrinsics.js";
 
@@ -15,6 +16,14 @@ export class Navigator {
   get userAgent(): string {
     return USER_AGENT;
   }
+  get platform(): string {
+    return "";
+  }
+}
+// WebIDL attributes are enumerable accessors.
+for (const key of ["userAgent", "platform"]) {
+  const descriptor = I.ObjectGetOwnPropertyDescriptor(Navigator.prototype, key) as PropertyDescriptor;
+  I.ObjectDefineProperty(Navigator.prototype, key, { ...descriptor, enumerable: true });
 }
 I.ObjectDefineProperty(Navigator.prototype, Symbol.toStringTag, { __proto__: null, value: "Navigator", configurable: true } as PropertyDescriptor);
 
