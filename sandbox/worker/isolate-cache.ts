@@ -50,13 +50,14 @@ export class IsolateCache {
    * the blank kept beside the cache) gets one. Answers whether one did.
    */
   collectOne(also?: ToolIsolate): boolean {
-    let chosen = also?.wantsCollection === true ? also : undefined;
+    let chosen: ToolIsolate | undefined;
     for (const entry of this.#entries.values()) {
       if (entry.wantsCollection) {
         chosen = entry;
         break;
       }
     }
+    if (chosen === undefined && also?.wantsCollection === true) chosen = also;
     chosen?.collectGarbage();
     return chosen !== undefined;
   }

@@ -91,5 +91,5 @@ export async function createInProcessToolIsolate(tempDir) {
   const call = () => tool.invoke("word_count", WORD_COUNT_INPUT_JSON, `call-${n++}`, limits);
   const first = await call();
   if (first.kind !== "ok" || !first.text.includes(WORD_COUNT_OUTPUT_JSON)) throw new Error(`bench: ToolIsolate answered ${JSON.stringify(first)}`);
-  return { call, close: () => tool.dispose() };
+  return { tool, call, close: () => tool.dispose() };
 }

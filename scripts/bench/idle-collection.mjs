@@ -8,16 +8,12 @@
 //   isolate and collects), a warm call of that tool: "idle work pending".
 //   The same tools are then called again after the same pauses, with nothing
 //   left to collect: "nothing pending". The two differ only by the idle work.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import v8 from "node:v8";
-import { distUrl, importCorral } from "./dist.mjs";
-import { callOk, createBenchHost, loadOk } from "./contenders.mjs";
+import { distUrl } from "./dist.mjs";
+import { callOk, createBenchHost, createInProcessToolIsolate, loadOk } from "./contenders.mjs";
 import { median, percentile } from "./harness.mjs";
 import { corralWorkerPids, sleep, waitIdle } from "./processes.mjs";
-import { WORD_COUNT_INPUT, WORD_COUNT_INPUT_JSON, wordCountSource } from "./tools.mjs";
-
-const { HOST_DEFAULTS } = await importCorral();
+import { WORD_COUNT_INPUT, wordCountSource } from "./tools.mjs";
 
 function stats(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -28,20 +24,14 @@ async function inProcess(tempDir, samples) {
   // The worker's V8 flags (on Node 20, the one that gives ArrayBuffer its `transfer`, which the collection uses).
   const { WORKER_EXEC_ARGV } = await import(distUrl("src/pool/sandbox-pool.js"));
   for (const flag of WORKER_EXEC_ARGV) if (flag !== "--no-node-snapshot") v8.setFlagsFromString(flag);
-  const { ToolIsolate } = await import(distUrl("sandbox/worker/tool-isolate.js"));
-  const { compileWordCount } = await import("./direct-worker.mjs");
-  const bundle = await compileWordCount(join(tempDir, "idle-collection-cache"));
-  const code = bundle.code ?? readFileSync(bundle.path, "utf8");
-  const limits = { timeoutMs: HOST_DEFAULTS.defaultTimeoutMs, memoryMb: HOST_DEFAULTS.defaultMemoryMb, maxOutputBytes: HOST_DEFAULTS.maxOutputBytes, maxDepth: HOST_DEFAULTS.maxDepth };
   const collect = [];
   const before = [];
   const after = [];
   for (let i = 0; i < samples; i++) {
-    const tool = ToolIsolate.create({ code, filename: "agent:bench", memoryMb: limits.memoryMb, loadTimeoutMs: HOST_DEFAULTS.loadTimeoutMs });
-    if (!(tool instanceof ToolIsolate)) throw new Error(`bench: ToolIsolate.create failed: ${tool.message}`);
+    const { tool, call, close } = await createInProcessToolIsolate(tempDir);
     const timeCall = async () => {
       const t = performance.now();
-      const run = await tool.invoke("word_count", WORD_COUNT_INPUT_JSON, `c-${i}`, limits);
+      const run = await call();
       if (run.kind !== "ok") throw new Error(`bench: the call answered ${run.kind}`);
       return performance.now() - t;
     };
@@ -51,7 +41,7 @@ async function inProcess(tempDir, samples) {
     tool.collectGarbage();
     collect.push(performance.now() - t);
     after.push(await timeCall());
-    tool.dispose();
+    close();
   }
   return { collect: stats(collect), callBefore: stats(before), callAfter: stats(after) };
 }

@@ -7,11 +7,13 @@
  * Error.prototype, while the constructor, as WebIDL's interface objects do,
  * inherits from Function.prototype (a class that `extends Error` would
  * inherit from Error). `name`, `message` and `code` are accessors on the
- * prototype that check their receiver, and the legacy constants (`INDEX_SIZE_ERR` ... `DATA_CLONE_ERR`)
- * sit on both the constructor and the prototype. The second argument may be
+ * prototype that check their receiver, and the legacy constants
+ * (`INDEX_SIZE_ERR` ... `DATA_CLONE_ERR`) sit on both the constructor and
+ * the prototype. The second argument may be
  * a name or, as in Node, `{ name, cause }`.
  */
 import { intrinsics as I } from "../intrinsics.js";
+import { enumerableAttributes } from "./idl-attributes.js";
 
 /** WebIDL's table: each legacy name, its constant and its code. */
 const LEGACY: readonly (readonly [string, string, number])[] = [
@@ -101,10 +103,7 @@ export class DOMException {
 }
 I.ObjectSetPrototypeOf(DOMException.prototype, ErrorConstructor.prototype);
 
-for (const key of ["name", "message", "code"]) {
-  const descriptor = I.ObjectGetOwnPropertyDescriptor(DOMException.prototype, key) as PropertyDescriptor;
-  I.ObjectDefineProperty(DOMException.prototype, key, { ...descriptor, enumerable: true });
-}
+enumerableAttributes(DOMException.prototype, ["name", "message", "code"]);
 for (const [, constant, code] of LEGACY) {
   const descriptor = { __proto__: null, value: code, writable: false, enumerable: true, configurable: false } as PropertyDescriptor;
   I.ObjectDefineProperty(DOMException, constant, descriptor);

@@ -6,6 +6,7 @@
  * of the host, its machine or its operator.
  */
 import { intrinsics as I } from "../intrinsics.js";
+import { enumerableAttributes } from "./idl-attributes.js";
 
 export const USER_AGENT = "corral";
 
@@ -20,11 +21,7 @@ export class Navigator {
     return "";
   }
 }
-// WebIDL attributes are enumerable accessors.
-for (const key of ["userAgent", "platform"]) {
-  const descriptor = I.ObjectGetOwnPropertyDescriptor(Navigator.prototype, key) as PropertyDescriptor;
-  I.ObjectDefineProperty(Navigator.prototype, key, { ...descriptor, enumerable: true });
-}
+enumerableAttributes(Navigator.prototype, ["userAgent", "platform"]);
 I.ObjectDefineProperty(Navigator.prototype, Symbol.toStringTag, { __proto__: null, value: "Navigator", configurable: true } as PropertyDescriptor);
 
 export function createNavigator(): Navigator {
